@@ -1,0 +1,43 @@
+# Front door: `make demo` and `make test` each do their own set-up.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+.PHONY: all bootstrap build build-asan demo test test-asan conform bench clean
+
+all: build
+
+bootstrap:
+	@./scripts/bootstrap
+
+$(BUILD)/CMakeCache.txt: | bootstrap
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: bootstrap $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN_BUILD)/CMakeCache.txt: | bootstrap
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DINFERLINT_SANITIZE=ON
+
+build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+demo: build
+	./scripts/demo $(BUILD)
+
+test: build build-asan
+	cd $(BUILD) && ctest --output-on-failure
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
+	@if [ -d ../shared/reference/golden ]; then \
+	  python3 tests/conformance.py $(BUILD)/inferlint; \
+	else echo "conformance: skipped (../shared/reference is absent)"; fi
+
+conform: build
+	python3 ../shared/reference/tools/conform.py $(BUILD)/inferlint ../shared/reference/fixtures ../shared/reference/golden --verbose
+
+bench: build
+	./bench/run $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

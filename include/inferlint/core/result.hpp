@@ -1,0 +1,57 @@
+// The one result type every check returns (port of result.py).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace inferlint {
+
+// Evidence keeps insertion order, as the Python tool's dicts do.
+using Json = nlohmann::ordered_json;
+
+enum class Status {
+    pass,
+    warn,
+    // The tripwire caught its problem (for T7/T12: the server failed).
+    fail,
+    // The instrument could not decide. Never folded into pass.
+    unknown,
+    // The tripwire is about a behaviour this engine does not have.
+    not_applicable,
+};
+
+// "pass", "warn", "fail", "unknown", "not_applicable": what scripts read in --json.
+std::string_view status_value(Status s);
+// "PASS", "WARN", "TRIPWIRE-FAILED", "????", "N/A": what a person reads.
+std::string_view status_label(Status s);
+
+struct CheckResult {
+    std::string tripwire;  // "T1" .. "T15"
+    Status status = Status::unknown;
+    std::string message;
+    Json evidence = Json::object();
+
+    bool ok() const {
+        return status == Status::pass || status == Status::warn || status == Status::not_applicable;
+    }
+    Json to_json() const;
+};
+
+enum class Strict { no, yes };
+
+// 1 if any fail (or any warn when strict), else 2 if any unknown, else 0.
+int exit_code(const std::vector<CheckResult>& results, Strict strict);
+
+// "[ T1] TRIPWIRE-FAILED  22 preemptions during the run"
+std::string terminal_line(const CheckResult& r);
+
+// The --json document: an array of {tripwire, status, message, evidence}, indent 1.
+std::string results_json(const std::vector<CheckResult>& results);
+
+// "8 checks (4 pass, 2 warn, 2 tripwire-failed)", and how many do not apply.
+std::string counts_summary(const std::vector<CheckResult>& results);
+
+}  // namespace inferlint

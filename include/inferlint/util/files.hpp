@@ -1,0 +1,27 @@
+// Reading whole files with errors a user can act on.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace inferlint::util {
+
+enum class AllowEmpty { no, yes };
+
+// The whole file. Throws InputError naming the path when it is missing, a directory,
+// unreadable, larger than max_bytes, or empty (unless allowed).
+std::string read_file(const std::filesystem::path& path, AllowEmpty allow_empty = AllowEmpty::no,
+                      std::size_t max_bytes = std::size_t{4} << 30);
+
+// True when the text looks like binary junk (NUL bytes in its first 64 KiB).
+bool looks_binary(std::string_view text);
+
+// Writes text to path, creating the parent folder (so -o runs/today/x works).
+void write_file(const std::filesystem::path& path, std::string_view text);
+
+// Makes the parent folder of path.
+void make_parent(const std::filesystem::path& path);
+
+}  // namespace inferlint::util

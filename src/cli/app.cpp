@@ -1,0 +1,257 @@
+#include "registry.hpp"
+
+#include "inferlint/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+
+namespace inferlint::cli {
+
+namespace {
+
+std::vector<Command>& table() {
+    static std::vector<Command> t;
+    return t;
+}
+
+const char* group_title(Group g) {
+    switch (g) {
+        case Group::run: return "Run and check a benchmark";
+        case Group::saved: return "Check a saved run";
+        case Group::record: return "Record a server yourself";
+        case Group::gpu: return "The GPU";
+        case Group::learn: return "Learn";
+    }
+    return "";
+}
+
+std::vector<const Command*> sorted_commands() {
+    std::vector<const Command*> out;
+    for (const auto& c : commands()) out.push_back(&c);
+    std::sort(out.begin(), out.end(), [](const Command* a, const Command* b) {
+        return std::pair{static_cast<int>(a->group), a->order} <
+               std::pair{static_cast<int>(b->group), b->order};
+    });
+    return out;
+}
+
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        auto end = text.find(' ', pos);
+        if (end == std::string::npos) end = text.size();
+        std::string word = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            lines.push_back(line);
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    if (!line.empty()) lines.push_back(line);
+    if (lines.empty()) lines.emplace_back();
+    return lines;
+}
+
+std::string commands_text() {
+    std::string out = "commands:\n";
+    int last = -1;
+    for (const Command* c : sorted_commands()) {
+        if (static_cast<int>(c->group) != last) {
+            out += fmt::format("  {}\n", group_title(c->group));
+            last = static_cast<int>(c->group);
+        }
+        auto lines = wrap(c->summary, 62);
+        out += fmt::format("    {:<12} {}\n", c->name, lines[0]);
+        for (std::size_t i = 1; i < lines.size(); ++i) out += fmt::format("    {:<12} {}\n", "", lines[i]);
+    }
+    return out;
+}
+
+std::string start_text() {
+    std::string text =
+        "inferlint checks an inference benchmark run for silent problems (tripwires).\n\n"
+        "Start here:\n";
+    bool has_xray = false, has_report = false;
+    for (const auto& c : commands()) {
+        has_xray |= c.name == "xray";
+        has_report |= c.name == "report";
+    }
+    if (has_xray)
+        text +=
+            "  inferlint xray -o run/ --serve \"SERVER COMMAND\" -- LOAD COMMAND\n"
+            "      start the server, run the load, check the run, write run/report.html, stop it\n"
+            "  inferlint xray -o run/ --url http://127.0.0.1:8000 -- <load command>\n"
+            "      the same, against a server that is already running\n";
+    if (has_report)
+        text +=
+            "  inferlint report run/\n"
+            "      check a saved run folder again, and rewrite its report.html\n";
+    text +=
+        "  inferlint preemption before.snapshot.json after.snapshot.json\n"
+        "      T1: did the server preempt requests between two snapshots?\n"
+        "  inferlint series run.series.jsonl --snapshot after.snapshot.json --requested 32\n"
+        "      T8 T9 T14: concurrency reached, the cache's ceiling, the block count\n"
+        "  inferlint explain T1\n"
+        "      what a tripwire catches\n\n"
+        "vLLM, SGLang and TensorRT-LLM are told apart from their files; to name the engine,\n"
+        "set INFERLINT_ENGINE or pass --engine.\n\n"
+        "Every command: inferlint --help\n";
+    return text;
+}
+
+// difflib-like similarity: 2*matches/total over the longest common subsequence.
+double similarity(const std::string& a, const std::string& b) {
+    std::vector<std::vector<int>> dp(a.size() + 1, std::vector<int>(b.size() + 1, 0));
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            dp[i][j] = a[i - 1] == b[j - 1] ? dp[i - 1][j - 1] + 1 : std::max(dp[i - 1][j], dp[i][j - 1]);
+    std::size_t total = a.size() + b.size();
+    return total ? 2.0 * dp[a.size()][b.size()] / static_cast<double>(total) : 0.0;
+}
+
+bool resolve_engine(Common& common) {
+    if (!common.engine_arg.empty()) {
+        common.engine = parse_key(common.engine_arg);
+        return true;  // validated by CLI11's check
+    }
+    const char* env = std::getenv(kEngineEnvVar);
+    std::string value = env ? env : "";
+    value.erase(0, value.find_first_not_of(" \t"));
+    value.erase(value.find_last_not_of(" \t") + 1 == 0 ? 0 : value.find_last_not_of(" \t") + 1);
+    if (value.empty()) return true;
+    common.engine = parse_key(value);
+    if (!common.engine) {
+        std::cerr << fmt::format("inferlint: {}={}: unknown engine (known: vllm, sglang, trtllm)\n",
+                                 kEngineEnvVar, value);
+        return false;
+    }
+    common.engine_arg = common.engine->key;
+    common.engine_from_env = true;
+    return true;
+}
+
+}  // namespace
+
+Registrar::Registrar(Command c) { table().push_back(std::move(c)); }
+
+const std::vector<Command>& commands() { return table(); }
+
+std::string Common::how_named() const {
+    std::string key = engine ? engine->key : engine_arg;
+    return engine_from_env ? fmt::format("{}={}", kEngineEnvVar, key) : fmt::format("--engine {}", key);
+}
+
+int emit(const std::vector<CheckResult>& results, const Common& common) {
+    if (common.json) {
+        std::cout << results_json(results) << "\n";
+    } else {
+        for (const auto& r : results) std::cout << terminal_line(r) << "\n";
+    }
+    std::cout.flush();
+    return exit_code(results, common.strictness());
+}
+
+bool other_engine(const Common& common, const Engine* found, const std::string& what,
+                  const std::string& verb) {
+    if (!common.engine || !found || found == common.engine) return false;
+    std::cerr << fmt::format(
+        "inferlint: {}, but {} {} {}. Check the server address or the file, or name the engine it "
+        "came from.\n",
+        common.how_named(), what, verb, found->name);
+    return true;
+}
+
+void note_unknown(const Common& common, const Engine* found, const std::string& what) {
+    if (found || common.engine) return;
+    std::cerr << fmt::format(
+        "note: {} does not say which engine it came from; read as vLLM's (--engine or {} names it)\n",
+        what, kEngineEnvVar);
+}
+
+const Engine& effective_engine(const Common& common, const Engine* found) {
+    if (common.engine) return *common.engine;
+    if (found) return *found;
+    return vllm();
+}
+
+int run(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cout << start_text();
+        return 0;
+    }
+    const auto& cmds = commands();
+    if (!args[0].starts_with("-") &&
+        std::none_of(cmds.begin(), cmds.end(), [&](const Command& c) { return c.name == args[0]; })) {
+        std::string best;
+        double best_score = 0.6;
+        for (const auto& c : cmds) {
+            double s = similarity(args[0], c.name);
+            if (s >= best_score) best_score = s, best = c.name;
+        }
+        std::string hint = best.empty() ? "" : fmt::format(" Did you mean '{}'?", best);
+        std::cerr << fmt::format("inferlint: unknown command '{}'.{} 'inferlint --help' lists them.\n",
+                                 args[0], hint);
+        return 2;
+    }
+
+    CLI::App app{"inferlint: checks an inference server's benchmark run for silent problems (tripwires).",
+                 "inferlint"};
+    app.footer("\n" + commands_text() +
+               "\nExit status: 0 every tripwire passed (warnings allowed), 1 a tripwire failed,\n"
+               "2 a tripwire could not decide, or the input was bad or from another engine.");
+    app.set_version_flag("--version", std::string("inferlint ") + INFERLINT_VERSION);
+    app.require_subcommand(1);
+    app.get_formatter()->column_width(16);
+
+    Common common;
+    std::function<int(const Common&)> chosen;
+    std::string chosen_name;
+    std::vector<std::pair<CLI::App*, std::function<int(const Common&)>>> runners;
+    for (const Command* c : sorted_commands()) {
+        CLI::App* sub = app.add_subcommand(c->name, c->summary);
+        sub->group(group_title(c->group));
+        sub->add_flag("--json", common.json, "machine-readable output");
+        sub->add_flag("--strict", common.strict, "treat warnings as failures");
+        if (c->takes_engine == TakesEngine::yes) {
+            sub->add_option("--engine", common.engine_arg,
+                            "the serving engine (default: $INFERLINT_ENGINE, else told from the input)")
+                ->type_name("{vllm,sglang,trtllm}")
+                ->check([](const std::string& v) -> std::string {
+                    return parse_key(v) ? "" : fmt::format("unknown engine '{}' (known: vllm, sglang, trtllm)", v);
+                });
+        }
+        runners.emplace_back(sub, c->setup(*sub));
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    for (auto& [sub, fn] : runners)
+        if (sub->parsed()) chosen = fn;
+    if (!chosen) return 2;
+    if (!resolve_engine(common)) return 2;
+    try {
+        return chosen(common);
+    } catch (const InputError& e) {
+        std::cout.flush();
+        std::cerr << "inferlint: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::cerr << "inferlint: error: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace inferlint::cli

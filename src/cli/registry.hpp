@@ -1,0 +1,71 @@
+// The subcommand table. Each src/cli/cmd_*.cpp registers one command with a static
+// Registrar; cli/app.cpp builds --help and dispatch from this table.
+#pragma once
+
+#include "inferlint/core/engines.hpp"
+#include "inferlint/core/result.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace inferlint::cli {
+
+// Groups, in the order --help lists them.
+enum class Group { run, saved, record, gpu, learn };
+
+// Options every command shares. `engine` is filled after parsing from --engine or
+// INFERLINT_ENGINE (nullptr: tell it from the input).
+struct Common {
+    bool json = false;
+    bool strict = false;
+    std::string engine_arg;
+    const Engine* engine = nullptr;
+    bool engine_from_env = false;
+
+    Strict strictness() const { return strict ? Strict::yes : Strict::no; }
+    // "--engine sglang" or "INFERLINT_ENGINE=sglang", for messages.
+    std::string how_named() const;
+};
+
+enum class TakesEngine { no, yes };
+
+struct Command {
+    std::string name;
+    Group group;
+    int order;            // position within its group
+    std::string summary;  // the line --help shows, and the command's description
+    TakesEngine takes_engine = TakesEngine::yes;
+    // Adds the command's own options to `app` (bound to storage it owns) and returns
+    // the function that runs it and returns the exit status.
+    std::function<std::function<int(const Common&)>(CLI::App& app)> setup;
+};
+
+struct Registrar {
+    explicit Registrar(Command c);
+};
+
+const std::vector<Command>& commands();
+
+int run(int argc, char** argv);
+
+// ---- shared output helpers for commands ----
+
+// Prints the results (terminal lines or --json) and returns the exit status.
+int emit(const std::vector<CheckResult>& results, const Common& common);
+
+// When the user named an engine and `found` is another one: says so on stderr and
+// returns true (the command then exits 2).
+bool other_engine(const Common& common, const Engine* found, const std::string& what,
+                  const std::string& verb = "came from");
+
+// When nothing tells the engine and none was named: a note on stderr that vLLM is assumed.
+void note_unknown(const Common& common, const Engine* found, const std::string& what);
+
+// The engine key to read an input as: the named one, else what the input says, else vLLM.
+const Engine& effective_engine(const Common& common, const Engine* found);
+
+}  // namespace inferlint::cli

@@ -1,0 +1,240 @@
+#include "inferlint/core/engines.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <regex>
+
+namespace inferlint {
+
+std::string Engine::witness(std::string_view counter) const {
+    for (const auto& [c, w] : witnesses)
+        if (c == counter) return w;
+    return {};
+}
+
+namespace {
+
+Engine make_vllm() {
+    Engine e{.id = EngineId::vllm, .key = "vllm", .name = "vLLM", .prefix = "vllm:", .metrics = {}};
+    e.metrics = MetricNames{
+        .running = "vllm:num_requests_running",
+        .waiting = "vllm:num_requests_waiting",
+        .kv_usage = "vllm:kv_cache_usage_perc",
+        .preemptions = "vllm:num_preemptions_total",
+        .generation_tokens = "vllm:generation_tokens_total",
+        .prompt_tokens = "vllm:prompt_tokens_total",
+        .request_success = "vllm:request_success_total",
+        .e2e_latency = "vllm:e2e_request_latency_seconds",
+        .first_token = "vllm:time_to_first_token_seconds",
+        .queue_time = "vllm:request_queue_time_seconds",
+        .cache_info = "vllm:cache_config_info",
+        .finished_reason_label = "finished_reason",
+    };
+    e.tested = {"0.28", "0.29", "0.30"};
+    e.preemption = "preemption";
+    e.serve = "vllm serve";
+    e.metrics_hint = "vLLM serves them at /metrics without a flag; check that the address is the server's";
+    return e;
+}
+
+Engine make_sglang() {
+    Engine e{.id = EngineId::sglang, .key = "sglang", .name = "SGLang", .prefix = "sglang:", .metrics = {}};
+    // Verified on SGLang 0.5.20 with --enable-metrics; it calls a preemption a retraction.
+    e.metrics = MetricNames{
+        .running = "sglang:num_running_reqs",
+        .waiting = "sglang:num_queue_reqs",
+        .kv_usage = "sglang:token_usage",
+        .preemptions = "sglang:num_retracted_requests_total",
+        .generation_tokens = "sglang:generation_tokens_total",
+        .prompt_tokens = "sglang:prompt_tokens_total",
+        .request_success = "sglang:num_requests_total",
+        .e2e_latency = "sglang:e2e_request_latency_seconds",
+        .first_token = "sglang:time_to_first_token_seconds",
+        .queue_time = "sglang:queue_time_seconds",
+        .pool_tokens = "sglang:max_total_num_tokens",
+        .page_size = "sglang:page_size",
+    };
+    e.tested = {"0.5"};
+    e.preemption = "retraction";
+    e.serve = "sglang serve";
+    // The retraction counter appears at the first retraction; the gauge exists from the start.
+    e.witnesses = {{"sglang:num_retracted_requests_total", "sglang:num_retracted_reqs"}};
+    e.logs_preemptions = true;
+    e.metrics_hint = "start SGLang with --enable-metrics";
+    e.default_port = 30000;
+    // 0.5.20: 3 changes of generation_tokens_total in 193 readings of a 32-request run.
+    e.tokens_at_finish = true;
+    return e;
+}
+
+Engine make_trtllm() {
+    Engine e{.id = EngineId::trtllm, .key = "trtllm", .name = "TensorRT-LLM", .prefix = "trtllm_", .metrics = {}};
+    // Verified on 1.3.0rc29 at /prometheus/metrics with return_perf_metrics; gauges only
+    // with enable_iter_perf_stats too. It pauses where vLLM preempts and counts none.
+    e.metrics = MetricNames{
+        .running = "trtllm_num_requests_running",
+        .waiting = "trtllm_num_requests_waiting",
+        .kv_usage = "trtllm_kv_cache_utilization",
+        .preemptions = "",
+        .generation_tokens = "trtllm_generation_tokens_total",
+        .prompt_tokens = "trtllm_prompt_tokens_total",
+        .request_success = "trtllm_request_success_total",
+        .e2e_latency = "trtllm_e2e_request_latency_seconds",
+        .first_token = "trtllm_time_to_first_token_seconds",
+        .queue_time = "trtllm_request_queue_time_seconds",
+        .finished_reason_label = "finished_reason",
+        .paused = "trtllm_num_paused_requests",
+    };
+    e.tested = {"1.3"};
+    e.preemption = "pause";
+    e.serve = "trtllm-serve";
+    // "MaxUtilizationScheduler: request ID N -> pause", at INFO
+    e.logs_preemptions = true;
+    // 1.3.0rc29: the stats collector sleeps until a request completes, then logs every step.
+    e.gauges_lag = true;
+    e.metrics_hint =
+        "put 'return_perf_metrics: true' and 'enable_iter_perf_stats: true' in the YAML file given "
+        "to trtllm-serve --config; it then serves them at /prometheus/metrics";
+    e.gauges_hint =
+        "TensorRT-LLM serves its running, waiting and KV gauges only with 'enable_iter_perf_stats: "
+        "true' in the YAML file given to trtllm-serve --config";
+    e.tokens_at_finish = true;
+    return e;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+}  // namespace
+
+const Engine& vllm() { static const Engine e = make_vllm(); return e; }
+const Engine& sglang() { static const Engine e = make_sglang(); return e; }
+const Engine& trtllm() { static const Engine e = make_trtllm(); return e; }
+
+const std::vector<const Engine*>& all_engines() {
+    static const std::vector<const Engine*> all{&vllm(), &sglang(), &trtllm()};
+    return all;
+}
+
+const Engine& engine(EngineId id) {
+    switch (id) {
+        case EngineId::vllm: return vllm();
+        case EngineId::sglang: return sglang();
+        case EngineId::trtllm: return trtllm();
+    }
+    return vllm();
+}
+
+const Engine& by_key(std::string_view key) {
+    for (const Engine* e : all_engines())
+        if (e->key == key) return *e;
+    return vllm();
+}
+
+const Engine* parse_key(std::string_view value) {
+    std::string v = lower(value);
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
+    for (const Engine* e : all_engines())
+        if (v == e->key || v == lower(e->name)) return e;
+    return nullptr;
+}
+
+const Engine* named_by(const std::vector<std::string>& names) {
+    std::array<std::size_t, 3> counts{};
+    const auto& engines = all_engines();
+    for (const auto& n : names)
+        for (std::size_t i = 0; i < engines.size(); ++i)
+            if (n.starts_with(engines[i]->prefix)) ++counts[i];
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < counts.size(); ++i)
+        if (counts[i] > counts[best]) best = i;
+    return counts[best] ? engines[best] : nullptr;
+}
+
+std::optional<std::vector<std::string>> shell_split(std::string_view cmd) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool in_word = false;
+    for (std::size_t i = 0; i < cmd.size(); ++i) {
+        char c = cmd[i];
+        if (c == '\'') {
+            auto end = cmd.find('\'', i + 1);
+            if (end == std::string_view::npos) return std::nullopt;
+            cur.append(cmd.substr(i + 1, end - i - 1));
+            i = end;
+            in_word = true;
+        } else if (c == '"') {
+            std::size_t j = i + 1;
+            for (; j < cmd.size() && cmd[j] != '"'; ++j) {
+                if (cmd[j] == '\\' && j + 1 < cmd.size() &&
+                    (cmd[j + 1] == '"' || cmd[j + 1] == '\\' || cmd[j + 1] == '$' || cmd[j + 1] == '`')) {
+                    ++j;
+                }
+                cur.push_back(cmd[j]);
+            }
+            if (j >= cmd.size()) return std::nullopt;
+            i = j;
+            in_word = true;
+        } else if (c == '\\') {
+            if (i + 1 >= cmd.size()) return std::nullopt;
+            cur.push_back(cmd[++i]);
+            in_word = true;
+        } else if (std::isspace(static_cast<unsigned char>(c))) {
+            if (in_word) out.push_back(std::move(cur));
+            cur.clear();
+            in_word = false;
+        } else {
+            cur.push_back(c);
+            in_word = true;
+        }
+    }
+    if (in_word) out.push_back(std::move(cur));
+    return out;
+}
+
+const Engine* from_command(const std::vector<std::string>& argv) {
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        std::string tok = argv[i];
+        std::replace(tok.begin(), tok.end(), '\\', '/');
+        std::string name = tok.substr(tok.rfind('/') == std::string::npos ? 0 : tok.rfind('/') + 1);
+        const std::string next = i + 1 < argv.size() ? argv[i + 1] : std::string();
+        if (name == "trtllm-serve") return &trtllm();
+        if (next == "serve") {
+            if (name == "vllm") return &vllm();
+            if (name == "sglang") return &sglang();
+        }
+        if (argv[i] == "-m") {
+            for (auto [module, e] : {std::pair{"vllm", &vllm()}, std::pair{"sglang", &sglang()},
+                                     std::pair{"tensorrt_llm", &trtllm()}}) {
+                std::string m = module;
+                if (next == m || next.starts_with(m + ".")) return e;
+            }
+        }
+    }
+    return nullptr;
+}
+
+const Engine* from_command(std::string_view shell_command) {
+    auto argv = shell_split(shell_command);
+    return argv ? from_command(*argv) : nullptr;
+}
+
+const Engine* from_log(std::string_view text) {
+    // Lines only one engine prints at start-up, in the order they are tried. Not a bare
+    // "tensorrt_llm/": FlashInfer ships kernels under .../tensorrt_llm/ too.
+    static const std::regex trt(R"(\[TensorRT-LLM\]|\btrtllm-serve\b|\btensorrt_llm/(?:llmapi|serve|_torch|commands)/)");
+    static const std::regex sgl(R"(\bserver_args=\{|\bsglang[./]|sglang::)");
+    static const std::regex vll(R"(Initializing a V1 LLM engine|\bvllm[./]|VLLM::|\(EngineCore pid=)");
+    std::string head(text.substr(0, 200000));
+    if (std::regex_search(head, trt)) return &trtllm();
+    if (std::regex_search(head, sgl)) return &sglang();
+    if (std::regex_search(head, vll)) return &vllm();
+    return nullptr;
+}
+
+}  // namespace inferlint
