@@ -1,0 +1,41 @@
+// Tripwires read from two snapshots of /metrics: T1 (silent preemption) and T10
+// (throughput from the snapshots' own clocks).
+#pragma once
+
+#include "inferlint/core/engines.hpp"
+#include "inferlint/core/result.hpp"
+#include "inferlint/parse/snapshot.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace inferlint::checks {
+
+// The engine that served these snapshots, from their metric names (vLLM if none tells).
+const Engine& engine_of(const std::vector<const Snapshot*>& snapshots);
+
+// What the server log and the recording say about pauses, for an engine that counts
+// none (TensorRT-LLM). Filled by the caller from BootFacts and the Series.
+struct PauseEvidence {
+    bool have_log = false;                  // a boot log was given
+    std::optional<long long> logged_pauses;  // `request ID N -> pause` lines, when countable
+    std::optional<long long> served_in_log;  // answered requests the log covers
+    std::optional<std::string> scheduler_policy;  // LLM Args capacity_scheduler_policy
+    // The recording's paused gauge: how many readings had it, how many were above 0, the most.
+    long long paused_readings = 0;
+    long long paused_nonzero = 0;
+    double paused_max = 0.0;
+};
+
+// T1. Preemptions (SGLang: retractions; TensorRT-LLM: pauses) between two snapshots.
+CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after,
+                                const PauseEvidence& pauses = {});
+
+// T10. Tokens over the monotonic span; `counter` defaults to the generated-token counter.
+CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const std::string& counter = "");
+
+// T10's message with what an integer-second timer would have said, for the terminal.
+CheckResult with_timer_comparison(CheckResult r);
+
+}  // namespace inferlint::checks

@@ -1,0 +1,105 @@
+// T1. vLLM preempts silently: no log line at the default level, only a counter. A
+// preempted request loses its KV and is recomputed from scratch, so latency figures
+// from such a run describe recomputation, not generation.
+#include "inferlint/checks/snapshot_checks.hpp"
+
+#include <fmt/format.h>
+
+
+namespace inferlint::checks {
+
+namespace {
+
+std::string plural(long long n) { return n == 1 ? "" : "s"; }
+
+// TensorRT-LLM exports only a gauge of paused requests. Its log (INFO) names each pause;
+// without the log a recording can show that pauses happened, never that none did.
+CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
+    Json ev = Json::object();
+    ev["engine"] = engine.key;
+    ev["series"] = engine.metrics.paused;
+    if (p.have_log && p.logged_pauses) {
+        long long logged = *p.logged_pauses;
+        long long served = p.served_in_log.value_or(0);
+        ev["paused_in_log"] = logged;
+        ev["served_in_log"] = served;
+        if (logged) {
+            ev["preemptions"] = logged;
+            return {"T1", Status::fail,
+                    fmt::format("{} request{} paused for recompute during the run, from the server log ({} "
+                                "counts none)",
+                                logged, plural(logged), engine.name),
+                    ev};
+        }
+        ev["preemptions"] = 0;
+        return {"T1", Status::pass,
+                fmt::format("no pause in the server log, which covers {} answered requests", served), ev};
+    }
+    if (p.paused_readings == 0) {
+        return {"T1", Status::unknown,
+                fmt::format("{} counts no {}s; it logs each one, so the server log saved until after the run "
+                            "is needed to count them",
+                            engine.name, engine.preemption),
+                ev};
+    }
+    const long long seen = p.paused_readings, busy = p.paused_nonzero;
+    const double max_seen = p.paused_max;
+    ev["readings"] = seen;
+    ev["readings_with_paused"] = busy;
+    ev["paused_max"] = max_seen;
+    if (busy) {
+        return {"T1", Status::fail,
+                fmt::format("requests were paused for recompute in {} of {} readings, up to {:g} at once ({} "
+                            "counts no pauses, so the number is unknown)",
+                            busy, seen, max_seen, engine.name),
+                ev};
+    }
+    if (p.scheduler_policy && *p.scheduler_policy == "GUARANTEED_NO_EVICT") {
+        ev["capacity_scheduler_policy"] = *p.scheduler_policy;
+        return {"T1", Status::pass,
+                fmt::format("no paused request in {} readings, and the scheduler policy ({}) admits a request "
+                            "only when its whole output fits",
+                            seen, *p.scheduler_policy),
+                ev};
+    }
+    return {"T1", Status::unknown,
+            fmt::format("no paused request in {} readings; {} counts no pauses, so one between readings cannot "
+                        "be ruled out without the server log saved until after the run",
+                        seen, engine.name),
+            ev};
+}
+
+}  // namespace
+
+CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, const PauseEvidence& pauses) {
+    const Engine& engine = engine_of({&before, &after});
+    const std::string& word = engine.preemption;
+    if (engine.metrics.preemptions.empty()) return paused_in_recording(engine, pauses);
+    const std::string& name = engine.metrics.preemptions;
+    std::optional<double> n;
+    try {
+        n = counter_delta(before, after, name, engine.witness(name));
+    } catch (const ServerRestarted& e) {
+        Json ev = Json::object();
+        ev["restarted"] = true;
+        ev.update(e.evidence);
+        return {"T1", Status::fail, e.what(), ev};
+    }
+    Json ev = Json::object();
+    ev["engine"] = engine.key;
+    ev["series"] = name;
+    if (!n) {
+        return {"T1", Status::unknown,
+                fmt::format("{} absent from a snapshot; {} cannot be ruled out", name, word), ev};
+    }
+    if (*n > 0) {
+        std::string msg = fmt::format("{:g} {}{} during the run", *n, word, *n == 1 ? "" : "s");
+        if (engine.logs_preemptions) msg += fmt::format(" ({} logs a warning for each)", engine.name);
+        ev["preemptions"] = *n;
+        return {"T1", Status::fail, msg, ev};
+    }
+    ev["preemptions"] = 0;
+    return {"T1", Status::pass, fmt::format("no {}s", word), ev};
+}
+
+}  // namespace inferlint::checks

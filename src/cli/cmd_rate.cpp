@@ -1,0 +1,34 @@
+#include "registry.hpp"
+#include "snapshots_input.hpp"
+
+#include "inferlint/checks/snapshot_checks.hpp"
+
+namespace inferlint::cli {
+namespace {
+
+struct Opts {
+    std::string before, after, counter;
+};
+
+const Registrar reg{Command{
+    .name = "rate",
+    .group = Group::saved,
+    .order = 5,
+    .summary = "T10: token throughput from the snapshots' own clocks",
+    .takes_engine = TakesEngine::yes,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("before", o->before, "snapshot taken before the run")->required();
+        app.add_option("after", o->after, "snapshot taken after the run")->required();
+        app.add_option("--counter", o->counter, "counter to divide (default: the generated tokens)");
+        return [o](const Common& common) -> int {
+            auto snaps = load_snapshots(common, o->before, o->after);
+            if (!snaps) return 2;
+            auto r = checks::precise_rate(snaps->first, snaps->second, o->counter);
+            if (!common.json) r = checks::with_timer_comparison(r);
+            return emit({r}, common);
+        };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli

@@ -1,0 +1,21 @@
+// Loading the before/after snapshots the way every snapshot command does: refuse
+// another engine's, note when none is told.
+#pragma once
+
+#include "registry.hpp"
+
+#include "inferlint/parse/snapshot.hpp"
+
+#include <optional>
+#include <utility>
+
+namespace inferlint::cli {
+
+// The two snapshots; nullopt (said on stderr) when they came from another engine than named.
+std::optional<std::pair<Snapshot, Snapshot>> load_snapshots(const Common& common, const std::string& before,
+                                                            const std::string& after);
+
+// The engine the snapshots' metric names tell; nullptr when none does.
+const Engine* snapshot_engine(const std::vector<const Snapshot*>& snaps);
+
+}  // namespace inferlint::cli
