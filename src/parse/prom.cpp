@@ -107,7 +107,9 @@ std::string_view strip(std::string_view s) {
 }
 
 std::string shorten(std::string_view s, std::size_t n) {
-    return s.size() <= n ? std::string(s) : std::string(s.substr(0, n)) + "...";
+    std::string out(s.substr(0, n));
+    if (s.size() > n) out.append("...");
+    return out;
 }
 
 // Parses `k="v", k2="v2"` (the body between braces). False on a malformed set.

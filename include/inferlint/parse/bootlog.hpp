@@ -1,0 +1,109 @@
+// A server's start-up log -> the facts about the server that actually started (port of
+// bootlog.py): KV pool, block size, attention backend, memory split, limits, readiness.
+//
+// Each fact is found in two steps: a fixed anchor says the line is there, a pattern takes
+// the value out. Anchor without a matching pattern puts the line in `unparsed`, which
+// tells "not printed" apart from "printed in a format this parser does not know" (what a
+// release bump produces). A fact is never filled with a default.
+#pragma once
+
+#include "inferlint/core/engines.hpp"
+#include "inferlint/core/result.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace inferlint::parse {
+
+// A line whose anchor matched but whose value could not be read.
+struct Unparsed {
+    std::string field;
+    int lineno = 0;
+    std::string line;  // without the log prefix, at most 300 characters
+};
+
+// Field names and meanings follow the Python BootFacts dataclass one to one; nullopt is
+// Python's None (the log did not say).
+struct BootFacts {
+    std::optional<std::string> engine;          // "vllm", "sglang", "trtllm"; else the one named
+    std::optional<std::string> vllm_version;
+    std::optional<std::string> engine_version;  // another engine's version, when its log prints it
+    std::optional<std::string> server_version;  // reported over HTTP, for logs that do not print it
+    std::optional<Json> non_default_args;       // vLLM: a dict
+    std::optional<Json> server_args;            // SGLang: every argument; TensorRT-LLM: LLM Args
+    std::optional<long long> page_size;         // SGLang/TensorRT-LLM KV allocation unit, tokens
+    // The most requests the server runs at once after its own adjustments, and why it is
+    // lower than asked (SGLang: "mamba state cache").
+    std::optional<long long> running_cap;
+    std::optional<std::string> running_cap_reason;
+    std::optional<long long> requested_running;
+    std::optional<std::string> requested_backend;
+    std::vector<std::string> selected_backends;  // target model
+    std::vector<std::string> drafter_backends;   // speculative drafter
+    std::vector<std::string> candidate_backends;
+    std::optional<long long> attention_block_size;
+    std::optional<double> mamba_page_padding_pct;
+    std::optional<long long> kv_pool_tokens;
+    std::optional<double> max_concurrency;
+    std::optional<long long> max_concurrency_request_len;
+    std::optional<double> available_kv_cache_gib;
+    std::optional<double> model_load_gib;
+    std::optional<double> model_load_s;
+    std::optional<bool> cudagraphs;
+    std::optional<double> cudagraph_estimated_gib;
+    std::optional<double> cudagraph_actual_gib;
+    std::optional<std::pair<std::string, std::string>> cudagraph_mode_downgrade;  // (from, to)
+    std::optional<double> consumed_gib;  // weights + non-torch memory, as vLLM counts it
+    std::optional<double> peak_activation_gib;
+    std::optional<double> compile_s;        // torch.compile, all models together
+    std::optional<bool> compiled_fresh;     // true: from scratch; false: loaded a cached graph
+    // TensorRT-LLM requests paused for recompute; nullopt when the log has no INFO lines or
+    // covers no served request, so could not have recorded them.
+    std::optional<long long> pauses;
+    std::optional<long long> served_in_log;  // requests answered with HTTP 200 in the log
+    std::optional<bool> speculative;
+    bool ready = false;
+    std::optional<long long> ready_lineno;
+    std::map<std::string, std::vector<long long>> processes;  // "EngineCore" -> pids (sorted)
+    std::vector<Unparsed> unparsed;
+    // field -> every distinct value seen when a log holds more than one (two boots in one
+    // file). The last value wins; the conflict stays visible. Values as Json (tuples: arrays).
+    std::vector<std::pair<std::string, std::vector<Json>>> conflicts;
+    long long lines = 0;
+
+    // The engine's version: from the log (vLLM, TensorRT-LLM) or from the server.
+    std::optional<std::string> version() const;
+    // The arguments that identify a start's configuration, for comparing starts: vLLM's
+    // non-default args, or SGLang's server args less the ones drawn afresh every start.
+    std::optional<Json> config_args() const;
+    // The `boot` block of an rv.result/1 document.
+    Json result_block() const;
+};
+
+// Every field, keyed as Python's dataclasses.asdict writes them.
+Json to_json(const BootFacts& facts);
+
+// The facts in a boot log. `named`: the engine to assume when the log does not say.
+BootFacts parse_boot_log(std::string_view text, const Engine* named);
+
+// Reads and parses a file. Throws InputError naming the path for a missing file, a
+// directory, an empty file or binary junk.
+BootFacts parse_boot_log_file(const std::filesystem::path& path, const Engine* named);
+
+// A note when the log comes from a release series inferlint was not tested on.
+std::optional<std::string> untested_version(const BootFacts& facts);
+
+// Short distinct names for logs: the file name, with parent folders added until unique
+// ("run1/boot.log", "run2/boot.log").
+std::vector<std::string> log_labels(const std::vector<std::filesystem::path>& paths);
+
+// The text without ANSI colour codes (cheap when there are none).
+std::string strip_ansi(std::string_view line);
+// "(EngineCore pid=3475) ERROR 09-05 23:33:11 [core.py:1348] msg" -> "msg".
+std::string_view strip_log_prefix(std::string_view line);
+
+}  // namespace inferlint::parse

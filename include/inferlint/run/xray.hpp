@@ -1,0 +1,152 @@
+// `inferlint xray`: one command around a whole benchmark run (port of xray.py).
+//
+// In order: with a server command, check that the GPU is free (T2), start the server in a
+// session of its own with its output in DIR/boot.log and wait until it is ready (else
+// attach to a running one); check that it serves the engine's metrics; the boot-log
+// checks (T12, T5, T6) and the probe (T7); a snapshot, the gauges recorded while the load
+// command runs, another snapshot; the run's checks (T1, T10, T14, T9, T8, T15); stop every
+// process of the server and wait for a free GPU (T2), also after a failure or a signal;
+// then what limited the run, report.html and results.json. Everything lands in one folder,
+// so the run can be checked again later with the separate commands.
+#pragma once
+
+#include "inferlint/core/engines.hpp"
+#include "inferlint/core/result.hpp"
+#include "inferlint/report/insights.hpp"
+#include "inferlint/run/teardown.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace inferlint::xray {
+
+namespace fs = std::filesystem;
+
+// ---- the load command (xray_plan.cpp) ----
+
+// The value of `--flag V` or `--flag=V` (the first), nullopt when absent.
+std::optional<std::string> flag_value(const std::vector<std::string>& cmd, std::string_view flag);
+
+// The concurrency a load command asks for, from its --max-concurrency.
+std::optional<long long> load_concurrency(const std::vector<std::string>& cmd);
+
+// Which engine's benchmark client the command runs: `vllm bench serve`, SGLang's
+// `python -m sglang.benchmark.serving` (or sglang.bench_serving), TensorRT-LLM's
+// `python -m tensorrt_llm.serve.scripts.benchmark_serving`; nullopt for any other.
+std::optional<EngineId> load_client(const std::vector<std::string>& cmd);
+
+struct PreparedLoad {
+    std::vector<std::string> argv;
+    std::optional<fs::path> result;  // where the client will save its result, when known
+};
+
+// The command to run and where its result file will be. A known client that does not
+// already save its result is asked to save it into `out` (bench.json; SGLang's appends
+// JSON lines to bench.jsonl), so its counts can be held against the server's (T15).
+// A client that names no file (--save-result without --result-filename) is left to name
+// its own: the result is then nullopt and found after the run by newest_json.
+PreparedLoad prepare_load(const std::vector<std::string>& cmd, const fs::path& out);
+
+// The newest *.json in `folder` written at or after `since`.
+std::optional<fs::path> newest_json(const fs::path& folder, fs::file_time_type since);
+
+// Where a server started with `serve` answers: its --host and --port, else 127.0.0.1 and
+// the engine's default port. The engine is the one named, else the one `serve` starts,
+// else vLLM. A wildcard host (0.0.0.0, ::) is reached on 127.0.0.1.
+std::string server_url(const std::optional<std::string>& serve, const Engine* named = nullptr);
+
+// ---- the plan ----
+
+// Waits that have no option on the command line; tests shorten them.
+struct Timings {
+    double ready_poll_s = 0.25;        // boot.log and /health while waiting for the server
+    double ready_progress_s = 10.0;    // a "still starting" line this often
+    double gpu_gate_timeout_s = 10.0;  // the GPU must read free within this, before the start
+    double clear_interval_s = 2.0;     // between T2 readings
+    double stop_grace_s = 30.0;        // SIGTERM to the server, then SIGKILL after this
+    double clear_timeout_s = 120.0;    // consecutive clear readings after the stop
+    double load_grace_s = 5.0;         // an interrupted load: SIGINT, then SIGTERM, then SIGKILL
+};
+
+struct Plan {
+    fs::path out;
+    std::vector<std::string> load;
+    std::string url;  // empty: from the --serve command (server_url)
+    std::optional<std::string> serve;
+    std::optional<fs::path> boot_log;
+    std::optional<long long> requested;
+    std::optional<fs::path> bench_result;
+    double interval_s = 0.25;
+    double ready_timeout_s = 900.0;
+    bool probe = true;
+    std::optional<std::string> title;
+    const Engine* engine = nullptr;  // the engine named; nullptr: told from the server
+    Strict strict = Strict::no;
+    Timings timings;
+};
+
+// Everything that can be known wrong before anything starts, as an InputError: no load
+// command, a load program or server program that is not there, a --serve command that
+// does not split or starts no inference server (or another engine's than the one named),
+// a bad --url, a --boot-log that is missing, a port already taken, an output folder that
+// cannot be made. Fills in the url, and makes the folder.
+Plan checked(Plan plan);
+
+// ---- what the run touches outside itself ----
+
+struct Machine {
+    run::UsedReader read_used;                      // MiB used per GPU (nvidia-smi)
+    std::function<std::vector<int>()> server_pids;  // inference-server processes alive on this machine
+};
+// nvidia-smi, and the server processes under run::proc_root() other than this one and
+// its ancestors.
+Machine real_machine();
+
+enum class Stage { engine, gpu, start, metrics, boot_log, probe, load, checks, stop, report };
+std::string_view stage_name(Stage s);
+
+struct Callbacks {
+    std::function<void(const std::string&)> say;   // progress and verdict lines (stdout)
+    std::function<void(const std::string&)> note;  // asides: failed scrapes (stderr)
+    std::function<void(Stage)> on_stage;           // called as each stage begins (tests)
+};
+
+struct Outcome {
+    std::vector<CheckResult> results;
+    std::optional<int> load_exit;
+    std::optional<fs::path> report;
+    std::string problem;  // why the run stopped early; empty when it did not
+    bool wrong_engine = false;  // stopped because the server is another engine's than the one named
+    int interrupted_by = 0;     // the signal (SIGINT, SIGTERM) that cut the run short; 0 if none
+    bool completed = false;     // every stage ran and the load command exited 0
+    std::vector<report::Insight> limits;
+    std::vector<std::string> files;  // the files written into the folder
+    std::string engine;              // the engine's key, once known
+    std::optional<std::string> server_version;
+    std::vector<std::string> load_argv;  // the load command as run
+};
+
+// Runs the whole sequence on a checked plan. Findings never throw; they are results.
+// SIGINT and SIGTERM are caught while it runs: the stage in progress ends, the server is
+// stopped, and what was recorded is written out.
+Outcome run(const Plan& plan, const Callbacks& callbacks, const Machine& machine = real_machine());
+
+// 0 every tripwire passed; 1 a tripwire failed, or the run did not complete (stopped
+// early, the load failed, interrupted); 2 a check could not decide, or the server is
+// another engine's than the one named.
+int exit_code(const Outcome& outcome, Strict strict);
+
+// ---- results.json (xray_results.cpp) ----
+
+inline constexpr const char* kResultsSchema = "inferlint.xray/1";
+
+// {schema, completed, exit_status, interrupted, problem, load_exit, versions, plan,
+//  counts, results, limits, files}
+Json results_document(const Plan& plan, const Outcome& outcome);
+void write_results(const Plan& plan, const Outcome& outcome);
+
+}  // namespace inferlint::xray

@@ -1,0 +1,62 @@
+// A small HTTP client for talking to inference servers (over cpp-httplib): plain GET and
+// JSON POST with bounded connect and read times, a cap on the body, and errors that name
+// the URL in one line. Knows nothing about inference servers.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace inferlint::util {
+
+// Where a server is: scheme (always "http"), host, port and a path prefix ("" or "/x").
+struct BaseUrl {
+    std::string host;
+    int port = 80;
+    std::string prefix;  // a reverse proxy's mount point, without a trailing slash
+
+    // "http://host:port" plus the prefix; what users see in messages and files.
+    std::string str() const;
+    // The full URL of a path on this server ("/metrics" -> "http://h:p/metrics").
+    std::string at(std::string_view path) const;
+};
+
+// Reads what a user typed as a server address: "127.0.0.1:8000", "localhost:8000/",
+// "http://h:8000/metrics" and "http://h:8000/v1" all name the server at http://h:8000.
+// Throws InputError for an https URL (not supported), an empty host or a bad port.
+BaseUrl parse_base_url(std::string_view text);
+
+// The same, as text ("http://h:8000").
+std::string normalise_base_url(std::string_view text);
+
+struct HttpLimits {
+    double connect_s = 5.0;
+    double read_s = 10.0;               // the longest silence while waiting for bytes
+    std::optional<double> total_s;      // the longest a whole exchange may take
+    std::size_t max_body_bytes = std::size_t{64} << 20;
+};
+
+struct HttpResponse {
+    int status = 0;
+    std::string body;  // valid UTF-8: invalid bytes are replaced with U+FFFD
+    std::string content_type;
+    std::string reason() const;  // "OK", "Internal Server Error", ...
+};
+
+// GET url (a full URL). Throws InputError naming the URL when the server cannot be reached,
+// does not answer in time, resets the connection, or sends more than max_body_bytes. Any
+// HTTP status is returned; see get_text for the one that wants 2xx.
+HttpResponse http_get(const std::string& url, const HttpLimits& limits = {});
+
+// POST a JSON body. Errors as http_get.
+HttpResponse http_post_json(const std::string& url, const std::string& json_body,
+                            const HttpLimits& limits = {});
+
+// The body of a GET answered with 2xx; otherwise throws InputError "URL: HTTP 404 Not Found".
+std::string get_text(const std::string& url, const HttpLimits& limits = {});
+
+// Text with every invalid UTF-8 sequence replaced with U+FFFD (as Python's "replace").
+std::string valid_utf8(std::string_view bytes);
+
+}  // namespace inferlint::util

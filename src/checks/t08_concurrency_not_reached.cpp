@@ -1,0 +1,92 @@
+// T8: a load tool's concurrency is how many requests it keeps open; the server's
+// running gauge is how many it actually ran. Only a recording shows whether the two
+// ever met. The boot line's "Maximum concurrency" assumes every request fills the whole
+// context, so it is shown beside the answer, never used as one.
+#include "inferlint/checks/series_checks.hpp"
+
+#include <fmt/format.h>
+
+namespace inferlint::checks {
+
+namespace {
+
+// A setting from vLLM's non-default args that is a whole number (not a bool).
+std::optional<long long> int_arg(const parse::BootFacts* facts, const char* key) {
+    if (facts == nullptr || !facts->non_default_args || !facts->non_default_args->is_object()) return std::nullopt;
+    auto it = facts->non_default_args->find(key);
+    if (it == facts->non_default_args->end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<long long>();
+}
+
+}  // namespace
+
+std::optional<std::pair<long long, std::string>> running_cap(const parse::BootFacts* facts) {
+    if (facts == nullptr) return std::nullopt;
+    if (facts->running_cap) {  // SGLang prints the limit it settled on
+        long long n = *facts->running_cap;
+        const auto& asked = facts->requested_running;
+        if (asked && n < *asked) {
+            std::string because =
+                facts->running_cap_reason ? fmt::format(" because of the {}", *facts->running_cap_reason) : "";
+            return std::pair{n, fmt::format("SGLang lowered its limit to {} running{}, although it was started "
+                                            "with --max-running-requests {}",
+                                            n, because, *asked)};
+        }
+        return std::pair{n, fmt::format("the server runs at most {} at once (--max-running-requests {})", n, n)};
+    }
+    if (auto seqs = int_arg(facts, "max_num_seqs"))
+        return std::pair{*seqs, fmt::format("the server runs at most {} at once (--max-num-seqs {})", *seqs, *seqs)};
+    return std::nullopt;
+}
+
+CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& engine, long long requested,
+                                      const parse::BootFacts* facts) {
+    const auto peak = stats.peak_running;
+    const auto in_flight = stats.peak_in_flight;
+    Json ev = {
+        {"requested", requested},
+        {"peak_running", peak ? Json(*peak) : Json(nullptr)},
+        {"peak_in_flight", in_flight ? Json(*in_flight) : Json(nullptr)},
+    };
+    if (facts != nullptr && facts->max_concurrency) {
+        ev["boot_line_max_concurrency"] = *facts->max_concurrency;
+        ev["boot_line_request_len"] =
+            facts->max_concurrency_request_len ? Json(*facts->max_concurrency_request_len) : Json(nullptr);
+    }
+    // vLLM 0.29+ admission control: at most N in flight, the rest rejected with 503.
+    const auto queued_cap = int_arg(facts, "max_num_queued_reqs");
+    if (queued_cap) ev["max_num_queued_reqs"] = *queued_cap;
+    if (facts != nullptr && facts->non_default_args && facts->non_default_args->is_object()) {
+        auto it = facts->non_default_args->find("max_num_queued_tokens");
+        if (it != facts->non_default_args->end() && !it->is_null()) ev["max_num_queued_tokens"] = *it;
+    }
+    if (!peak) {
+        std::string msg = "series has no num_requests_running samples";
+        if (!engine.gauges_hint.empty()) msg += "; " + engine.gauges_hint;
+        return {"T8", Status::unknown, msg, ev};
+    }
+    if (engine.gauges_lag) ev["gauges_lag"] = true;
+    if (*peak >= static_cast<double>(requested))
+        return {"T8", Status::pass, fmt::format("reached {:g} running (requested {})", *peak, requested), ev};
+    if (engine.gauges_lag) {
+        return {"T8", Status::unknown,
+                fmt::format("requested {} concurrent, the recording never showed more than {:g}; {} updates the "
+                            "gauge only when a request completes, so more may have run between readings",
+                            requested, *peak, engine.name),
+                ev};
+    }
+    std::string msg = fmt::format("requested {} concurrent, server never ran more than {:g}", requested, *peak);
+    if (queued_cap && *queued_cap < requested && in_flight && *in_flight >= static_cast<double>(*queued_cap)) {
+        long long limit = *queued_cap;
+        msg += fmt::format("; admission control (--max-num-queued-reqs {}) kept at most {} in flight, so the "
+                           "other {} were rejected, not queued",
+                           limit, limit, requested - limit);
+    }
+    if (auto cap = running_cap(facts)) {
+        ev["running_cap"] = cap->first;
+        if (*peak >= static_cast<double>(cap->first) && cap->first < requested) msg += "; " + cap->second;
+    }
+    return {"T8", Status::fail, msg, ev};
+}
+
+}  // namespace inferlint::checks

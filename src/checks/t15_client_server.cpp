@@ -1,0 +1,99 @@
+#include "inferlint/checks/t15_client_server.hpp"
+
+#include "inferlint/checks/snapshot_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace inferlint::checks {
+
+namespace {
+
+// 32000 -> "32,000", as Python's "{:,}" writes an integer.
+std::string with_commas(long long n) {
+    std::string digits = std::to_string(std::llabs(n));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
+Json or_null(const std::optional<long long>& v) { return v ? Json(*v) : Json(nullptr); }
+Json or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+const char* plural(long long n) { return n == 1 ? "" : "s"; }
+
+}  // namespace
+
+CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& before, const Snapshot& after,
+                                      long long expected_extra_requests) {
+    const MetricNames& names = engine_of({&before, &after}).metrics;
+    std::optional<double> done, tokens;
+    try {
+        done = counter_delta(before, after, names.request_success);
+        tokens = counter_delta(before, after, names.generation_tokens);
+    } catch (const ServerRestarted& e) {
+        Json ev = Json::object();
+        ev["restarted"] = true;
+        for (const auto& [k, v] : e.evidence.items()) ev[k] = v;
+        return {"T15", Status::unknown, e.what(), ev};
+    }
+    Json ev = Json::object();
+    ev["client_completed"] = or_null(bench.completed);
+    ev["client_failed"] = or_null(bench.failed);
+    ev["client_output_tokens"] = or_null(bench.output_tokens);
+    ev["server_finished"] = or_null(done);
+    ev["server_output_tokens"] = or_null(tokens);
+    ev["expected_extra_requests"] = expected_extra_requests;
+    ev["result_file"] = bench.path;
+    if (!done || !tokens) return {"T15", Status::unknown, "a server counter is missing from a snapshot", ev};
+    if (!bench.completed || !bench.output_tokens)
+        return {"T15", Status::unknown, "the result file has no completed or output-token count", ev};
+    if (!std::isfinite(*done) || !std::isfinite(*tokens) || std::fabs(*done) > 1e15)
+        return {"T15", Status::unknown, "a server counter moved by a value that is not a count", ev};
+
+    const long long completed = *bench.completed;
+    const long long client_tokens = *bench.output_tokens;
+    const long long extra = static_cast<long long>(*done) - completed;  // int(), as the Python tool truncates
+    ev["extra_requests"] = extra;
+    if (extra > expected_extra_requests) {
+        long long other = extra - expected_extra_requests;
+        return {"T15", Status::fail,
+                fmt::format("the server finished {} more request{} than the load tool sent; other traffic "
+                            "shared the server during the run",
+                            other, plural(other)),
+                ev};
+    }
+    if (extra < expected_extra_requests) {
+        long long missing = expected_extra_requests - extra;
+        return {"T15", Status::fail,
+                fmt::format("the load tool counted {} more completed request{} than the server finished", missing,
+                            plural(missing)),
+                ev};
+    }
+    const double per_request = completed ? static_cast<double>(client_tokens) / static_cast<double>(completed) : 0.0;
+    const double extra_tokens = *tokens - static_cast<double>(client_tokens);
+    ev["extra_output_tokens"] = extra_tokens;
+    // The untimed requests generate output too; a difference beyond what they can explain
+    // means the client and the server counted different tokens.
+    const double allowed = static_cast<double>(expected_extra_requests) * std::max(per_request, 1.0) * 1.5;
+    if (!(extra_tokens >= 0 && extra_tokens <= allowed)) {
+        // nearbyint rounds half to even, as Python's format does.
+        return {"T15", Status::warn,
+                fmt::format("requests agree, but the server generated {} output tokens and the load tool "
+                            "counted {}",
+                            with_commas(static_cast<long long>(std::nearbyint(*tokens))), with_commas(client_tokens)),
+                ev};
+    }
+    std::string msg = fmt::format("client and server agree: {} requests, {} output tokens", completed,
+                                  with_commas(client_tokens));
+    if (extra) msg += fmt::format(", plus {} untimed request{} (test or warm-up)", extra, plural(extra));
+    return {"T15", Status::pass, msg, ev};
+}
+
+}  // namespace inferlint::checks

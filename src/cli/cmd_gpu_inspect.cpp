@@ -1,0 +1,87 @@
+#include "registry.hpp"
+
+#include "inferlint/parse/procfs.hpp"
+#include "inferlint/run/gpu.hpp"
+#include "inferlint/run/teardown.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <iostream>
+#include <unistd.h>
+
+namespace inferlint::cli {
+namespace {
+
+struct Opts {
+    long long max_used_mib = run::kDefaultMaxUsedMib;
+    int consecutive = 2;
+    double timeout_s = 10.0;
+};
+
+std::string mib_text(const std::optional<long long>& v) {
+    return v ? fmt::format("{} MiB", run::with_commas(*v)) : std::string("?");
+}
+
+void print_gpus(const run::GpuQuery& q) {
+    if (q.gpus.empty())
+        std::cout << "no NVIDIA GPU found: nvidia-smi is missing or failed"
+                  << (q.why.empty() ? std::string() : fmt::format(" ({})", q.why)) << "\n";
+    for (const auto& g : q.gpus) {
+        std::vector<std::string> kind;
+        if (auto f = g.family()) kind.push_back(*f);
+        if (g.compute_cap) kind.push_back("compute capability " + *g.compute_cap);
+        if (g.driver) kind.push_back("driver " + *g.driver);
+        std::cout << fmt::format("GPU {}   {}\n", g.index, g.name);
+        if (!kind.empty()) std::cout << fmt::format("        {}\n", fmt::join(kind, ", "));
+        std::cout << fmt::format("        memory: {} total, {} used, {} free\n", mib_text(g.memory_total_mib),
+                                 mib_text(g.memory_used_mib), mib_text(g.memory_free_mib));
+    }
+}
+
+int gpu_inspect(const Opts& o, const Common& common) {
+    const std::string exe = run::nvidia_smi_path();
+    const auto runner = run::system_runner();
+    run::GpuQuery q = run::read_gpus(runner, exe);
+    Json facts = Json::array();
+    for (const auto& g : q.gpus) facts.push_back(run::gpu_json(g));
+    if (!common.json) print_gpus(q);
+
+    const auto root = run::proc_root();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec))
+        return emit({run::needs_linux("Checking that the GPU is free", root, Json{{"gpus", facts}})}, common);
+
+    // The card is free only when no engine's server holds it, whichever engine.
+    const int self = static_cast<int>(::getpid());
+    auto live = [&] { return static_cast<int>(run::server_processes(procfs::list_processes(root), self).size()); };
+    auto used = [&] { return run::read_gpu_used_mib(runner, exe); };
+    run::SteadyClock clock;
+    auto res = run::wait_clear(used, live,
+                               {.max_used_mib = o.max_used_mib, .consecutive = o.consecutive, .timeout_s = o.timeout_s},
+                               clock);
+    CheckResult r{"T2", res.clear ? Status::pass : Status::fail,
+                  res.clear ? res.reason : "card not clear; refusing to boot. " + res.reason,
+                  Json{{"readings", run::readings_json(res)}, {"gpus", facts}}};
+    return emit({r}, common);
+}
+
+const Registrar reg{Command{
+    .name = "gpu-inspect",
+    .group = Group::gpu,
+    .order = 1,
+    .summary = "T2: which GPU this is, its memory, and whether it is free",
+    .takes_engine = TakesEngine::no,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("--max-used-mib", o->max_used_mib, "a GPU using more MiB than this is not free")
+            ->capture_default_str();
+        app.add_option("--consecutive", o->consecutive, "clear readings in a row needed")
+            ->check(CLI::Range(1, INT_MAX))
+            ->capture_default_str();
+        app.add_option("--timeout", o->timeout_s, "seconds to wait for a clear card")->capture_default_str();
+        return [o](const Common& common) -> int { return gpu_inspect(*o, common); };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli

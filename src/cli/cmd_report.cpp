@@ -1,0 +1,157 @@
+// `inferlint report [RUN_FOLDER] [-o FILE] [--boot-log LOG ...] [--before B] [--after A]
+// [--series S] [--bench-result R] [--requested N] [--title T]`: every tripwire the run's
+// files allow, printed, and one offline HTML page. Files named on the command line win
+// over the ones found in the folder.
+#include "registry.hpp"
+#include "snapshots_input.hpp"
+
+#include "inferlint/checks/t15_client_server.hpp"
+#include "inferlint/parse/benchresult.hpp"
+#include "inferlint/parse/loadlog.hpp"
+#include "inferlint/report/insights.hpp"
+#include "inferlint/report/report.hpp"
+#include "inferlint/report/run_folder.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+namespace inferlint::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Opts {
+    std::string run, out, before, after, series, bench_result, title;
+    std::vector<std::string> boot_logs;
+    long long requested = 0;
+};
+
+void print_limits(const std::vector<report::Insight>& found) {
+    if (found.empty()) return;
+    std::cout << "What limited this run:\n";
+    for (const auto& i : found) std::cout << "  - " << i.title << ". " << i.text << "\n";
+}
+
+// Says on stderr when two inputs name different engines; true: refuse (exit 2).
+bool engines_disagree(const std::vector<std::pair<const Engine*, std::string>>& found) {
+    const std::pair<const Engine*, std::string>* first = nullptr;
+    for (const auto& f : found) {
+        if (!f.first) continue;
+        if (!first) {
+            first = &f;
+        } else if (f.first != first->first) {
+            std::cerr << fmt::format(
+                "inferlint: {} came from {}, but {} came from {}: the files are from different runs. Give the "
+                "files of one run.\n",
+                first->second, first->first->name, f.second, f.first->name);
+            return true;
+        }
+    }
+    return false;
+}
+
+int run_report(Opts o, const Common& common) {
+    std::optional<fs::path> run;
+    if (!o.run.empty()) {
+        run = o.run;
+        std::error_code ec;
+        if (!fs::is_directory(*run, ec)) {
+            std::cerr << fmt::format("inferlint: {} is not a folder\n", o.run);
+            return 2;
+        }
+    }
+    if (!run && o.out.empty()) {
+        std::cerr << "inferlint: give a run folder, or -o and the files to read\n";
+        return 2;
+    }
+    std::optional<fs::path> load_log;
+    if (run) {
+        report::RunFiles found = report::find_run_files(*run);
+        if (o.boot_logs.empty() && found.boot_log) o.boot_logs.push_back(found.boot_log->string());
+        if (o.before.empty() && found.before) o.before = found.before->string();
+        if (o.after.empty() && found.after) o.after = found.after->string();
+        if (o.series.empty() && found.series) o.series = found.series->string();
+        if (o.bench_result.empty() && found.bench) o.bench_result = found.bench->string();
+        load_log = found.load_log;
+        if (o.boot_logs.empty() && o.before.empty() && o.after.empty() && o.series.empty()) {
+            std::cerr << fmt::format(
+                "inferlint: no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
+                "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)\n",
+                run->string());
+            return 2;
+        }
+    }
+    fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
+
+    report::ReportInputs in;
+    if (!o.before.empty()) in.before = load_snapshot(o.before);
+    if (!o.after.empty()) in.after = load_snapshot(o.after);
+    if (!o.series.empty()) in.series = read_series(o.series);
+    std::vector<std::pair<const Engine*, std::string>> found;
+    for (const auto* s : {&in.before, &in.after})
+        if (*s) found.emplace_back(snapshot_engine({&**s}), (*s)->source.empty() ? "a snapshot" : (*s)->source);
+    if (in.series) found.emplace_back(in.series->named_engine(), o.series);
+    for (const auto& log : o.boot_logs) {
+        std::string text = util::read_file(log);
+        if (util::looks_binary(text)) throw InputError(fmt::format("{}: not a text log (binary data)", log));
+        found.emplace_back(from_log(text), log);
+    }
+    for (const auto& [e, what] : found)
+        if (other_engine(common, e, what)) return 2;
+    if (!common.engine && engines_disagree(found)) return 2;
+    bool any_named = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first != nullptr; });
+    if (!found.empty() && !any_named) note_unknown(common, nullptr, "none of the inputs");
+
+    if (!o.bench_result.empty()) in.bench = load_bench_result(o.bench_result);
+    if (in.bench && in.before && in.after) {
+        long long untimed = load_log ? untimed_requests_in(*load_log) : 0;
+        in.extra.push_back(check_client_server_agree(*in.bench, *in.before, *in.after, untimed));
+    }
+    if (o.requested) in.requested = o.requested;
+    else if (in.bench && in.bench->max_concurrency) in.requested = in.bench->max_concurrency;
+    if (!o.title.empty()) in.title = o.title;
+    in.engine = common.engine;
+    for (const auto& log : o.boot_logs) in.boot_logs.emplace_back(log);
+    for (const auto& log : o.boot_logs) in.sources.push_back(fs::path(log).filename().string());
+    for (const auto* f : {&o.before, &o.after, &o.series, &o.bench_result})
+        if (!f->empty()) in.sources.push_back(fs::path(*f).filename().string());
+
+    report::Report rep = report::build_report(std::move(in));
+    util::write_file(out, report::render_report_html(rep));
+    if (common.json) {
+        std::cout << results_json(rep.results) << "\n";
+        return 0;
+    }
+    for (const auto& r : rep.results) std::cout << terminal_line(r) << "\n";
+    print_limits(report::limits(rep));
+    std::cout << fmt::format("{} -> {}\n", counts_summary(rep.results), out.string());
+    return 0;
+}
+
+const Registrar reg{Command{
+    .name = "report",
+    .group = Group::saved,
+    .order = 1,
+    .summary = "check a run folder or its files again: verdicts, and report.html",
+    .takes_engine = TakesEngine::yes,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("run", o->run, "a run folder, such as xray's: its files are found by name");
+        app.add_option("-o,--out", o->out, "HTML file to write (default: RUN/report.html)");
+        app.add_option("--boot-log", o->boot_logs, "boot log (repeat for several boots)")->allow_extra_args(false);
+        app.add_option("--before", o->before, "snapshot taken before the run");
+        app.add_option("--after", o->after, "snapshot taken after the run");
+        app.add_option("--series", o->series, "gauge series recorded during the run");
+        app.add_option("--bench-result", o->bench_result,
+                       "the load tool's result file (default: bench.json or bench.jsonl in RUN)");
+        app.add_option("--requested", o->requested, "client concurrency (default: the result's)");
+        app.add_option("--title", o->title, "report title");
+        return [o](const Common& common) { return run_report(*o, common); };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli

@@ -1,0 +1,93 @@
+#include "registry.hpp"
+
+#include "inferlint/run/scrape.hpp"
+#include "inferlint/run/watch.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+namespace inferlint::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler sets it");
+
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+// SIGINT and SIGTERM end the recording cleanly while installed; the old handlers come back after.
+class StopOnSignals {
+public:
+    StopOnSignals() {
+        struct sigaction sa {};
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int_);
+        sigaction(SIGTERM, &sa, &old_term_);
+    }
+    ~StopOnSignals() {
+        sigaction(SIGINT, &old_int_, nullptr);
+        sigaction(SIGTERM, &old_term_, nullptr);
+    }
+    StopOnSignals(const StopOnSignals&) = delete;
+    StopOnSignals& operator=(const StopOnSignals&) = delete;
+
+private:
+    struct sigaction old_int_ {};
+    struct sigaction old_term_ {};
+};
+
+struct Opts {
+    std::string url, out;
+    double interval_s = 0.5;
+    std::optional<double> duration_s;
+};
+
+const Registrar reg{Command{
+    .name = "watch",
+    .group = Group::record,
+    .order = 2,
+    .summary = "record the running, waiting and KV-cache readings to a series file",
+    .takes_engine = TakesEngine::yes,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000")->required();
+        app.add_option("-o,--out", o->out, "series file to write")->required();
+        app.add_option("--interval", o->interval_s, "seconds between readings")
+            ->default_val(0.5)
+            ->check(CLI::Range(0.001, 3600.0));
+        app.add_option("--duration", o->duration_s, "seconds; default until SIGINT or SIGTERM")
+            ->check(CLI::NonNegativeNumber);
+        return [o](const Common& common) -> int {
+            auto served = run::served_snapshot(o->url, common.engine);
+            if (!served.snapshot) {
+                std::cerr << "inferlint: " << served.error << "\n";
+                return 2;
+            }
+            if (other_engine(common, served.found, fmt::format("the server at {}", o->url), "runs")) return 2;
+
+            util::make_parent(o->out);
+            std::ofstream file(o->out, std::ios::out | std::ios::trunc | std::ios::binary);
+            if (!file) throw InputError(fmt::format("{}: cannot write the series file", o->out));
+
+            g_stop.store(false);
+            StopOnSignals signals;
+            run::WatchOptions opts{.interval_s = o->interval_s, .duration_s = o->duration_s};
+            auto scrape = [](const std::string& url) { return run::default_scraper().scrape(url); };
+            auto note = [](const std::string& line) { std::cerr << line << "\n"; };
+            run::WatchReport report = run::watch(o->url, file, opts, g_stop, scrape, note, served.found);
+            file.close();
+            if (!file) throw InputError(fmt::format("{}: writing the series file failed (disk full?)", o->out));
+            std::cout << fmt::format("{} samples -> {}\n", report.samples, o->out);
+            return 0;
+        };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli

@@ -1,0 +1,104 @@
+#include "registry.hpp"
+
+#include "inferlint/run/xray.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+
+namespace inferlint::cli {
+namespace {
+
+struct Opts {
+    std::string out;
+    std::string serve;
+    std::string url;
+    std::string boot_log;
+    std::optional<long long> requested;
+    std::string bench_result;
+    double interval_s = 0.25;
+    double ready_timeout_s = 900.0;
+    bool no_probe = false;
+    std::string title;
+    std::vector<std::string> load;
+};
+
+std::string default_out() {
+    std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "xray-%Y%m%d-%H%M%S", &local);
+    return buf;
+}
+
+int xray_command(const Opts& o, const Common& common) {
+    xray::Plan plan;
+    plan.out = o.out.empty() ? default_out() : o.out;
+    plan.load = o.load;
+    if (!plan.load.empty() && plan.load.front() == "--") plan.load.erase(plan.load.begin());
+    plan.url = o.url;
+    if (!o.serve.empty()) plan.serve = o.serve;
+    if (!o.boot_log.empty()) plan.boot_log = o.boot_log;
+    plan.requested = o.requested;
+    if (!o.bench_result.empty()) plan.bench_result = o.bench_result;
+    plan.interval_s = o.interval_s;
+    plan.ready_timeout_s = o.ready_timeout_s;
+    plan.probe = !o.no_probe;
+    if (!o.title.empty()) plan.title = o.title;
+    plan.engine = common.engine;
+    plan.strict = common.strictness();
+    plan = xray::checked(std::move(plan));  // bad input: one line and exit 2, nothing started
+
+    // With --json, stdout carries only results.json; progress goes to stderr.
+    std::ostream& progress = common.json ? std::cerr : std::cout;
+    xray::Callbacks cb;
+    cb.say = [&progress](const std::string& line) { progress << line << std::endl; };
+    cb.note = [](const std::string& line) { std::cerr << line << std::endl; };
+    xray::Outcome outcome = xray::run(plan, cb);
+    if (common.json) {
+        std::cout << xray::results_document(plan, outcome).dump(1, ' ', false, Json::error_handler_t::replace)
+                  << std::endl;
+    } else {
+        std::cout << counts_summary(outcome.results) << "\n";
+        if (outcome.report) std::cout << "report: " << outcome.report->string() << "\n";
+        std::cout << "files:  " << plan.out.string() << std::endl;
+    }
+    return xray::exit_code(outcome, plan.strict);
+}
+
+const Registrar reg{Command{
+    .name = "xray",
+    .group = Group::run,
+    .order = 1,
+    .summary = "start the server (optional), record it around the load command, check the run, write "
+               "report.html, stop the server",
+    .takes_engine = TakesEngine::yes,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("-o,--out", o->out, "folder for every file of the run (default: xray-<time>)");
+        app.add_option("--serve", o->serve,
+                       "start the server with this command, e.g. \"vllm serve M\", \"sglang serve --model-path M "
+                       "--enable-metrics\", \"trtllm-serve serve M --config llm_api.yaml\"");
+        app.add_option("--url", o->url,
+                       "the server's address (default: the --host and --port in --serve, else port 8000, or 30000 "
+                       "for SGLang)");
+        app.add_option("--boot-log", o->boot_log, "the running server's boot log (when not using --serve)");
+        app.add_option("--requested", o->requested, "concurrency asked for (default: from the load)")
+            ->check(CLI::Range(1LL, 1LL << 40));
+        app.add_option("--bench-result", o->bench_result, "the load tool's result file (default: found)");
+        app.add_option("--interval", o->interval_s, "seconds between readings")
+            ->default_val(0.25)
+            ->check(CLI::Range(0.001, 3600.0));
+        app.add_option("--ready-timeout", o->ready_timeout_s, "seconds to wait for boot")
+            ->default_val(900.0)
+            ->check(CLI::PositiveNumber);
+        app.add_flag("--no-probe", o->no_probe, "skip the 9 probe requests (T7)");
+        app.add_option("--title", o->title, "report title");
+        app.add_option("load", o->load, "-- the load command");
+        return [o](const Common& common) -> int { return xray_command(*o, common); };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli

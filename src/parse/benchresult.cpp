@@ -1,0 +1,180 @@
+#include "inferlint/parse/benchresult.hpp"
+
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace inferlint {
+
+namespace {
+
+// Python's json writes NaN and +-Infinity bare, which strict JSON (and nlohmann) refuses.
+// Outside strings they are rewritten: infinities as numbers that overflow to +-inf when
+// read, NaN as null (a latency that could not be measured is absent, not a number).
+std::string accept_nonfinite(std::string_view text) {
+    if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos)
+        return std::string(text);
+    std::string out;
+    out.reserve(text.size() + 16);
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size()) out += text[++i];
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        if (text.compare(i, 3, "NaN") == 0) {
+            out += "null";
+            i += 2;
+        } else if (text.compare(i, 8, "Infinity") == 0) {
+            out += "1e999";
+            i += 7;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at " tag,
+// kept to one short line (a 50 MB unterminated string must not end up in it).
+std::string parse_problem(const std::exception& e) {
+    std::string_view what = e.what();
+    if (auto at = what.find("parse error at "); at != std::string_view::npos) what.remove_prefix(at + 15);
+    else if (auto tag = what.find("] "); tag != std::string_view::npos) what.remove_prefix(tag + 2);
+    std::string msg(what.substr(0, 200));
+    if (what.size() > 200) msg += "...";
+    for (char& ch : msg)
+        if (ch == '\n' || ch == '\r') ch = ' ';
+    return msg;
+}
+
+const char* json_type(const Json& v) {
+    if (v.is_boolean()) return "true/false";
+    if (v.is_string()) return "a string";
+    if (v.is_array()) return "a list";
+    if (v.is_object()) return "an object";
+    return "not a number";
+}
+
+std::optional<double> number(const Json& doc, const char* key, const std::string& path) {
+    auto it = doc.find(key);
+    if (it == doc.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number())
+        throw InputError(fmt::format("{}: \"{}\" is {}, expected a number", path, key, json_type(*it)));
+    return it->get<double>();
+}
+
+std::optional<long long> count(const Json& doc, const char* key, const std::string& path) {
+    auto it = doc.find(key);
+    if (it == doc.end() || it->is_null()) return std::nullopt;
+    if (it->is_number_integer() && !it->is_number_unsigned()) return it->get<long long>();
+    if (it->is_number_unsigned()) {
+        auto u = it->get<unsigned long long>();
+        if (u <= static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+            return static_cast<long long>(u);
+    } else if (it->is_number_float()) {
+        double d = it->get<double>();
+        // Python's int() truncates toward zero; it refuses what is not finite.
+        if (std::isfinite(d) && std::fabs(d) < 9.2e18) return static_cast<long long>(d);
+    } else {
+        throw InputError(fmt::format("{}: \"{}\" is {}, expected a count", path, key, json_type(*it)));
+    }
+    throw InputError(fmt::format("{}: \"{}\" is {}, not a count", path, key, it->dump()));
+}
+
+// Snapshots and recordings carry a schema; a load tool's result has none.
+void refuse_inferlint_file(const Json& doc, const std::string& source) {
+    auto it = doc.find("schema");
+    if (it != doc.end() && it->is_string() && it->get<std::string>().starts_with("inferlint."))
+        throw InputError(fmt::format("{}: an {} file, not a load tool's result", source, it->get<std::string>()));
+}
+
+// The fields every supported client writes; a document with none of them is some other file.
+constexpr std::array kResultFields{"completed",        "failed",          "total_input_tokens",
+                                   "total_output_tokens", "duration",     "output_throughput",
+                                   "max_concurrency",  "num_prompts",     "mean_ttft_ms"};
+
+}  // namespace
+
+BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
+    BenchResult r;
+    r.path = path;
+    r.completed = count(doc, "completed", path);
+    r.failed = count(doc, "failed", path);
+    r.input_tokens = count(doc, "total_input_tokens", path);
+    r.output_tokens = count(doc, "total_output_tokens", path);
+    r.duration_s = number(doc, "duration", path);
+    r.output_throughput = number(doc, "output_throughput", path);
+    r.max_concurrency = count(doc, "max_concurrency", path);
+    r.num_prompts = count(doc, "num_prompts", path);
+    if (auto it = doc.find("backend"); it != doc.end() && !it->is_null()) {
+        if (!it->is_string())
+            throw InputError(fmt::format("{}: \"backend\" is {}, expected a string", path, json_type(*it)));
+        r.backend = it->get<std::string>();
+    }
+    r.mean_ttft_ms = number(doc, "mean_ttft_ms", path);
+    r.median_ttft_ms = number(doc, "median_ttft_ms", path);
+    r.p99_ttft_ms = number(doc, "p99_ttft_ms", path);
+    r.mean_tpot_ms = number(doc, "mean_tpot_ms", path);
+    return r;
+}
+
+BenchResult parse_bench_result(std::string_view raw, const std::string& source) {
+    if (util::looks_binary(raw)) throw InputError(fmt::format("{}: binary data, not a load tool's result", source));
+    if (raw.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        throw InputError(fmt::format("{}: no JSON in it (only blank lines)", source));
+    const std::string text = accept_nonfinite(raw);
+
+    Json doc;
+    try {
+        doc = Json::parse(text);
+    } catch (const Json::parse_error& whole) {
+        // JSON lines, one per run (SGLang's client appends): the last one is the latest run.
+        std::size_t end = text.find_last_not_of(" \t\r\n") + 1;
+        std::size_t begin = text.rfind('\n', end - 1);
+        begin = begin == std::string::npos ? 0 : begin + 1;
+        std::size_t first_end = text.find('\n');
+        if (first_end == std::string::npos || first_end >= end) {
+            throw InputError(fmt::format("{}: not valid JSON: {}", source, parse_problem(whole)));
+        }
+        std::size_t lineno = 1;
+        for (std::size_t i = 0; i < begin; ++i) lineno += text[i] == '\n';
+        // A recording's header names its schema on the first line only.
+        Json first = Json::parse(std::string_view(text).substr(0, first_end), nullptr, false);
+        if (first.is_object()) refuse_inferlint_file(first, source);
+        try {
+            doc = Json::parse(std::string_view(text).substr(begin, end - begin));
+        } catch (const Json::parse_error& last) {
+            // A pretty-printed document cut short also lands here; say which it was.
+            bool lines = Json::accept(std::string_view(text).substr(0, first_end));
+            if (lines)
+                throw InputError(fmt::format("{}: line {}: not valid JSON: {}", source, lineno, parse_problem(last)));
+            throw InputError(fmt::format("{}: not valid JSON: {}", source, parse_problem(whole)));
+        }
+    }
+    if (!doc.is_object())
+        throw InputError(fmt::format("{}: not a load tool's result (expected a JSON object, found {})", source,
+                                     doc.is_array() ? "a list" : json_type(doc)));
+    refuse_inferlint_file(doc, source);
+    bool any = false;
+    for (const char* key : kResultFields) any |= doc.contains(key);
+    if (!any)
+        throw InputError(fmt::format(
+            "{}: not a load tool's result: none of completed, total_output_tokens, duration in it", source));
+    return bench_result_from_json(doc, source);
+}
+
+BenchResult load_bench_result(const std::filesystem::path& path) {
+    return parse_bench_result(util::read_file(path), path.string());
+}
+
+}  // namespace inferlint

@@ -1,0 +1,318 @@
+// The boot-log walk: every line is offered to every engine's fields; what matched is
+// recorded, what was recognised but not read goes to `unparsed`.
+#include "bootlog_text.hpp"
+#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/pyliteral.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace inferlint::parse {
+
+namespace {
+
+// Backend selections after this line belong to the speculative-decoding drafter.
+constexpr std::string_view kDrafterMarker = "Loading drafter model";
+constexpr std::string_view kEagerMarker = "Cudagraph is disabled under eager mode";
+constexpr std::string_view kReadyMarker = "Application startup complete";
+// torch.compile ran from scratch, or loaded a graph an earlier start compiled.
+constexpr std::string_view kCompiledMarker = "Compiling a graph for compile range";
+constexpr std::string_view kCachedCompileMarker = "Directly load AOT compilation";
+// TensorRT-LLM pauses are logged at INFO; counting them means something only where
+// INFO lines are logged at all.
+constexpr std::string_view kTrtInfo = "[TRT-LLM] [I]";
+
+// Fields a log prints more than once on purpose: summed (one line per phase), or the
+// last one holds (TensorRT-LLM's dry run before the real pool).
+bool summed(std::string_view name) { return name == "sglang_cudagraph_gib" || name == "compile_s"; }
+bool last_wins(std::string_view name) {
+    return name == "trt_kv_pool" || name == "trt_limits" || name == "page_size" || name == "engine_version";
+}
+
+using Seen = std::vector<std::pair<std::string, std::vector<Json>>>;
+
+std::optional<long long> json_int(const Json& j) {
+    if (j.is_number_integer()) return j.get<long long>();
+    return std::nullopt;
+}
+
+bool py_truthy(const Json& j) {
+    if (j.is_null()) return false;
+    if (j.is_boolean()) return j.get<bool>();
+    if (j.is_number()) return j.get<double>() != 0;
+    if (j.is_string() || j.is_array() || j.is_object()) return !j.empty();
+    return true;
+}
+
+std::vector<std::string> strings_of(const Json& arr) {
+    std::vector<std::string> out;
+    for (const auto& x : arr) out.push_back(py_str(x));
+    return out;
+}
+
+void record(BootFacts& f, std::string_view name, const Json& v, Seen& seen, bool in_drafter) {
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == name; });
+    if (it == seen.end()) it = seen.insert(seen.end(), {std::string(name), {}});
+    if (std::find(it->second.begin(), it->second.end(), v) == it->second.end()) it->second.push_back(v);
+
+    if (name == "selected_backend") {
+        (in_drafter ? f.drafter_backends : f.selected_backends).push_back(v[0].get<std::string>());
+        if (!v[1].empty() && !in_drafter) f.candidate_backends = strings_of(v[1]);
+    } else if (name == "kv_pool") {
+        f.kv_pool_tokens = v[0].get<long long>();
+        f.max_concurrency_request_len = v[1].get<long long>();
+        f.max_concurrency = v[2].get<double>();
+    } else if (name == "model_load") {
+        f.model_load_gib = v[0].get<double>();
+        f.model_load_s = v[1].get<double>();
+    } else if (name == "sglang_kv_pool" || name == "trt_kv_pool") {
+        f.kv_pool_tokens = v[0].get<long long>();
+        f.available_kv_cache_gib = v[1].get<double>();
+    } else if (name == "sglang_cudagraph_gib") {
+        f.cudagraph_actual_gib = detail::round2(f.cudagraph_actual_gib.value_or(0.0) + v.get<double>());
+    } else if (name == "compile_s") {
+        f.compile_s = detail::round2(f.compile_s.value_or(0.0) + v.get<double>());
+    } else if (name == "memory_split") {
+        f.consumed_gib = v[0].get<double>();
+        f.peak_activation_gib = v[1].get<double>();
+    } else if (name == "sglang_running_cap_reason") {
+        f.running_cap = v[0].get<long long>();
+        f.running_cap_reason = v[1].get<std::string>();
+    } else if (name == "sglang_limits") {
+        f.kv_pool_tokens = v[0].get<long long>();
+        f.running_cap = v[1].get<long long>();
+    } else if (name == "sglang_default_backend") {
+        f.selected_backends.push_back(v.get<std::string>());
+    } else if (name == "trt_limits") {
+        f.running_cap = v[0].get<long long>();
+        f.requested_running = v[1].get<long long>();
+    } else if (name == "trt_llm_args") {
+        // the settings are on the next line
+    } else if (name == "vllm_version") {
+        f.vllm_version = v.get<std::string>();
+    } else if (name == "engine_version") {
+        f.engine_version = v.get<std::string>();
+    } else if (name == "non_default_args") {
+        f.non_default_args = v;
+    } else if (name == "server_args") {
+        f.server_args = v;
+    } else if (name == "attention_block_size") {
+        f.attention_block_size = v.get<long long>();
+    } else if (name == "page_size") {
+        f.page_size = v.get<long long>();
+    } else if (name == "mamba_page_padding_pct") {
+        f.mamba_page_padding_pct = v.get<double>();
+    } else if (name == "available_kv_cache_gib") {
+        f.available_kv_cache_gib = v.get<double>();
+    } else if (name == "cudagraph_estimated_gib") {
+        f.cudagraph_estimated_gib = v.get<double>();
+    } else if (name == "cudagraph_actual_gib") {
+        f.cudagraph_actual_gib = v.get<double>();
+    } else if (name == "cudagraph_mode_downgrade") {
+        f.cudagraph_mode_downgrade = {v[0].get<std::string>(), v[1].get<std::string>()};
+    } else if (name == "model_load_gib") {
+        f.model_load_gib = v.get<double>();
+    }
+}
+
+const std::vector<const detail::Field*>& every_field() {
+    static const std::vector<const detail::Field*> all = [] {
+        std::vector<const detail::Field*> v;
+        for (const auto* table : {&detail::vllm_fields(), &detail::sglang_fields(), &detail::trtllm_fields()})
+            for (const auto& f : *table) v.push_back(&f);
+        return v;
+    }();
+    return all;
+}
+
+// Finds every anchor and marker in one pass over a line, instead of one find() per
+// anchor: a 64K-entry table of the anchors' first two bytes says where to compare. Most
+// lines of a big log (request lines) hold none, and this keeps the walk near memory speed.
+class AnchorScan {
+public:
+    explicit AnchorScan(std::vector<std::string_view> needles) : needles_(std::move(needles)), by_key_(65536) {
+        for (std::size_t id = 0; id < needles_.size(); ++id) {
+            auto key = key_at(needles_[id], 0);
+            by_key_[key].push_back(static_cast<unsigned short>(id));
+        }
+    }
+    std::size_t size() const { return needles_.size(); }
+    // first_at[id]: where needle id first occurs in line, or npos.
+    void scan(std::string_view line, std::vector<std::size_t>& first_at) const {
+        first_at.assign(needles_.size(), std::string_view::npos);
+        if (line.size() < 2) return;
+        for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+            const auto& ids = by_key_[key_at(line, i)];
+            if (ids.empty()) continue;
+            for (auto id : ids)
+                if (first_at[id] == std::string_view::npos && line.compare(i, needles_[id].size(), needles_[id]) == 0)
+                    first_at[id] = i;
+        }
+    }
+
+private:
+    static std::size_t key_at(std::string_view s, std::size_t i) {
+        return static_cast<std::size_t>(static_cast<unsigned char>(s[i])) << 8 | static_cast<unsigned char>(s[i + 1]);
+    }
+    std::vector<std::string_view> needles_;
+    std::vector<std::vector<unsigned short>> by_key_;
+};
+
+// The anchors of every field, then the markers, in this order.
+enum Marker : std::size_t { drafter, eager, ready, compiled, cached_compile, marker_count };
+
+const AnchorScan& anchor_scan() {
+    static const AnchorScan scan = [] {
+        std::vector<std::string_view> needles;
+        for (const auto* fld : every_field()) needles.push_back(fld->anchor);
+        for (auto m : {kDrafterMarker, kEagerMarker, kReadyMarker, kCompiledMarker, kCachedCompileMarker})
+            needles.push_back(m);
+        return AnchorScan(std::move(needles));
+    }();
+    return scan;
+}
+
+bool has_marker(const std::vector<std::size_t>& first_at, Marker m) {
+    return first_at[every_field().size() + m] != std::string_view::npos;
+}
+
+void offer_to_fields(BootFacts& f, std::string_view line, const std::vector<std::size_t>& first_at, long long lineno,
+                     Seen& seen, bool in_drafter) {
+    const auto& fields = every_field();
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+        const detail::Field* fld = fields[k];
+        auto at = first_at[k];
+        if (at == std::string_view::npos) continue;
+        if (fld->anchor_check && !fld->anchor_check(line)) continue;
+        bool read = false;
+        for (auto pattern : fld->patterns) {
+            if (auto v = pattern(line, at)) {
+                record(f, fld->name, *v, seen, in_drafter);
+                read = true;
+                break;
+            }
+        }
+        if (!read) {
+            f.unparsed.push_back(Unparsed{std::string(fld->name), static_cast<int>(lineno),
+                                          detail::valid_utf8(detail::first_chars(strip_log_prefix(line), 300))});
+        }
+    }
+}
+
+void sglang_settings(BootFacts& f, const Seen& seen) {
+    const Json& sa = *f.server_args;
+    auto get = [&](const char* k) -> const Json* { return sa.contains(k) ? &sa.at(k) : nullptr; };
+    const Json* page = get("page_size");
+    f.page_size = page ? json_int(*page) : std::nullopt;
+    const Json* mrr = get("max_running_requests");
+    f.requested_running = mrr ? json_int(*mrr) : std::nullopt;
+    bool default_backend = std::any_of(seen.begin(), seen.end(), [](const auto& e) { return e.first == "sglang_default_backend"; });
+    const Json* rb = get("attention_backend");
+    bool has_rb = rb && !rb->is_null();
+    f.requested_backend = (default_backend || !has_rb) ? std::nullopt : std::optional<std::string>(py_str(*rb));
+    if (f.selected_backends.empty() && has_rb) f.selected_backends.push_back(py_str(*rb));
+    const Json* spec = get("speculative_algorithm");
+    f.speculative = spec && !spec->is_null();
+    if (!f.cudagraphs.has_value()) {
+        const Json* off = get("disable_cuda_graph");
+        f.cudagraphs = !(off && py_truthy(*off));
+    }
+}
+
+void trtllm_settings(BootFacts& f, const std::optional<std::string>& args_line) {
+    if (!args_line) return;
+    Json found = detail::trtllm_settings(*args_line);
+    if (found.contains("attn_backend") && f.selected_backends.empty()) {
+        std::string b = found["attn_backend"].get<std::string>();
+        if (!b.empty()) f.selected_backends.push_back(b);
+    }
+    f.speculative = found.contains("speculative_config") && found["speculative_config"] != "None";
+    f.server_args = std::move(found);
+}
+
+}  // namespace
+
+BootFacts parse_boot_log(std::string_view text, const Engine* named) {
+    BootFacts f;
+    Seen seen;
+    std::map<std::string, std::set<long long>> procs;
+    bool in_drafter = false;
+    bool want_args_line = false, args_line_taken = false;
+    std::optional<std::string> trt_args_line;
+    long long served = 0, pauses = 0;
+    bool trt_info = false;
+
+    // Known before the walk, so only a TensorRT-LLM log pays for counting its requests.
+    const Engine* found = from_log(text);
+    if (found) f.engine = found->key;
+    else if (named) f.engine = named->key;
+    const bool is_trtllm = f.engine == "trtllm";
+    const AnchorScan& scan = anchor_scan();
+    std::vector<std::size_t> first_at;
+    detail::for_each_line(text, [&](std::string_view raw, long long lineno) {
+        f.lines = lineno;
+        if (want_args_line) {
+            trt_args_line = std::string(detail::strip(strip_ansi(raw)));
+            want_args_line = false;
+        }
+        if (!args_line_taken) {
+            std::string_view r = raw;
+            while (!r.empty() && std::isspace(static_cast<unsigned char>(r.back()))) r.remove_suffix(1);
+            if (r.size() >= 9 && r.substr(r.size() - 9) == "LLM Args:") args_line_taken = want_args_line = true;
+        }
+        if (is_trtllm) {
+            served += detail::count_served(raw);
+            pauses += detail::count_pauses(raw);
+            if (!trt_info && raw.find(kTrtInfo) != std::string_view::npos) trt_info = true;
+        }
+
+        std::string owned;
+        std::string_view line = raw;
+        if (raw.find('\x1b') != std::string_view::npos) {
+            owned = strip_ansi(raw);
+            line = owned;
+        }
+        scan.scan(line, first_at);
+        if (has_marker(first_at, drafter)) in_drafter = true;
+        if (!line.empty() && line[0] == '(')
+            if (auto p = detail::match_log_prefix(line)) procs[std::string(p->proc)].insert(p->pid);
+        offer_to_fields(f, line, first_at, lineno, seen, in_drafter);
+        if (has_marker(first_at, eager)) f.cudagraphs = false;
+        if (has_marker(first_at, compiled))
+            f.compiled_fresh = true;
+        else if (has_marker(first_at, cached_compile) && !f.compiled_fresh.has_value())
+            f.compiled_fresh = false;
+        if (!f.ready && has_marker(first_at, ready)) {
+            f.ready = true;
+            f.ready_lineno = lineno;
+        }
+    });
+
+    for (auto& [name, pids] : procs) f.processes[name] = std::vector<long long>(pids.begin(), pids.end());
+    // selected_backend repeats by design (one line per attention group): not a conflict.
+    for (auto& [name, vals] : seen)
+        if (vals.size() > 1 && name != "selected_backend" && !summed(name) && !last_wins(name))
+            f.conflicts.emplace_back(name, vals);
+    if (f.server_args) sglang_settings(f, seen);
+    if (f.engine == "trtllm") {
+        trtllm_settings(f, trt_args_line);
+        f.served_in_log = served;
+        if (trt_info && served) f.pauses = pauses;
+    }
+    if (f.non_default_args) {
+        const Json& args = *f.non_default_args;
+        auto rb = args.find("attention_backend");
+        f.requested_backend =
+            (rb == args.end() || rb->is_null()) ? std::nullopt : std::optional<std::string>(py_str(*rb));
+        auto spec = args.find("speculative_config");
+        f.speculative = spec != args.end() && !spec->is_null();
+        auto eager = args.find("enforce_eager");
+        if (!f.cudagraphs.has_value() && eager != args.end() && py_truthy(*eager)) f.cudagraphs = false;
+    }
+    if (!f.cudagraphs.has_value() && f.cudagraph_actual_gib) f.cudagraphs = true;
+    return f;
+}
+
+}  // namespace inferlint::parse

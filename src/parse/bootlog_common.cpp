@@ -1,0 +1,368 @@
+// What every engine's boot log shares: prefixes, colour codes, numbers as Python reads
+// them, and the facts' JSON form.
+#include "bootlog_text.hpp"
+#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/pyliteral.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+namespace inferlint::parse {
+
+namespace detail {
+
+namespace {
+bool is_py_space(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+std::string_view strip(std::string_view s) {
+    while (!s.empty() && is_py_space(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && is_py_space(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+// Length of the valid UTF-8 sequence at s[i], or 0 when the byte starts none.
+static std::size_t utf8_len(std::string_view s, std::size_t i) {
+    auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    unsigned char c = b(i);
+    if (c < 0x80) return 1;
+    std::size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k)
+        if ((b(i + k) & 0xC0) != 0x80) return 0;
+    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;  // overlong
+    if (c == 0xED && b(i + 1) >= 0xA0) return 0;  // surrogate
+    if (c == 0xF0 && b(i + 1) < 0x90) return 0;
+    if (c == 0xF4 && b(i + 1) >= 0x90) return 0;
+    return n;
+}
+
+std::string_view first_chars(std::string_view s, std::size_t max_chars) {
+    std::size_t i = 0, count = 0;
+    while (i < s.size() && count < max_chars) {
+        std::size_t n = utf8_len(s, i);
+        i += n ? n : 1;  // an invalid byte is one replacement character
+        ++count;
+    }
+    return s.substr(0, i);
+}
+
+std::string valid_utf8(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        std::size_t n = utf8_len(s, i);
+        if (n) {
+            out.append(s.substr(i, n));
+            i += n;
+        } else {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        }
+    }
+    return out;
+}
+
+bool search_bounded(std::string_view line, const std::regex& rx, std::cmatch& m, std::size_t near) {
+    if (line.size() > kRegexWindow) {
+        if (near == std::string_view::npos) near = 0;
+        std::size_t from = near > kRegexWindow / 4 ? near - kRegexWindow / 4 : 0;
+        line = line.substr(from, kRegexWindow);
+    }
+    return std::regex_search(line.data(), line.data() + line.size(), m, rx);
+}
+
+std::optional<double> to_float(std::string_view s) {
+    // What [\d.]+ captured: Python's float() takes one dot at most and a digit somewhere.
+    std::size_t dots = 0, digits = 0;
+    for (char c : s) {
+        if (c == '.') ++dots;
+        else if (is_digit(c)) ++digits;
+        else return std::nullopt;
+    }
+    if (dots > 1 || digits == 0) return std::nullopt;
+    return std::strtod(std::string(s).c_str(), nullptr);
+}
+
+std::optional<long long> to_int(std::string_view s) {
+    long long v = 0;
+    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+static std::string without_commas(std::string_view s) {
+    std::string out;
+    for (char c : s)
+        if (c != ',') out += c;
+    return out;
+}
+
+std::optional<double> to_float_commas(std::string_view s) { return to_float(without_commas(s)); }
+std::optional<long long> to_int_commas(std::string_view s) { return to_int(without_commas(s)); }
+
+double round2(double x) {
+    // printf rounds the exact binary value half-even, as Python's round() does.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f", x);
+    return std::strtod(buf, nullptr);
+}
+
+std::optional<Json> dict_after(std::string_view line, std::string_view prefix) {
+    std::string_view body = strip(line);
+    if (body.empty() || body.back() != '}') return std::nullopt;
+    std::string needle = std::string(prefix) + "{";
+    auto at = line.find(needle);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view literal = body.substr(at + prefix.size() - static_cast<std::size_t>(body.data() - line.data()));
+    auto v = parse_py_literal(literal);
+    if (!v || !v->is_object()) return std::nullopt;
+    return v;
+}
+
+}  // namespace detail
+
+std::string strip_ansi(std::string_view line) {
+    // ESC [ params letter
+    std::string out;
+    out.reserve(line.size());
+    std::size_t i = 0;
+    while (i < line.size()) {
+        auto esc = line.find('\x1b', i);
+        if (esc == std::string_view::npos) {
+            out.append(line.substr(i));
+            break;
+        }
+        out.append(line.substr(i, esc - i));
+        std::size_t j = esc + 1;
+        if (j < line.size() && line[j] == '[') {
+            std::size_t k = j + 1;
+            while (k < line.size() && ((line[k] >= '0' && line[k] <= '9') || line[k] == ';' || line[k] == '?')) ++k;
+            char c = k < line.size() ? line[k] : '\0';
+            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) {
+                i = k + 1;
+                continue;
+            }
+        }
+        out += '\x1b';
+        i = esc + 1;
+    }
+    return out;
+}
+
+namespace {
+bool word_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool two_digits(std::string_view s, std::size_t i) {
+    return i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) &&
+           std::isdigit(static_cast<unsigned char>(s[i + 1]));
+}
+}  // namespace
+
+std::optional<detail::LogPrefix> detail::match_log_prefix(std::string_view s) {
+    if (s.size() < 2 || s[0] != '(') return std::nullopt;
+    char c0 = s[1];
+    if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_')) return std::nullopt;
+    std::size_t i = 2;
+    while (i < s.size() && (word_char(s[i]) || s[i] == ':')) ++i;
+    LogPrefix p;
+    p.proc = s.substr(1, i - 1);
+    std::size_t sp = i;
+    while (i < s.size() && ws(s[i])) ++i;
+    if (i == sp || s.compare(i, 4, "pid=") != 0) return std::nullopt;
+    i += 4;
+    std::size_t d = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == d || i >= s.size() || s[i] != ')') return std::nullopt;
+    auto pid = detail::to_int(s.substr(d, i - d));
+    if (!pid) return std::nullopt;
+    p.pid = *pid;
+    ++i;
+    while (i < s.size() && ws(s[i])) ++i;
+    p.message_at = i;
+    // optional: LEVEL MM-DD HH:MM:SS(.fff) [file.py:N]
+    for (std::string_view level : {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}) {
+        if (s.compare(i, level.size(), level) != 0) continue;
+        std::size_t j = i + level.size(), w = j;
+        while (j < s.size() && ws(s[j])) ++j;
+        if (j == w) break;
+        if (!(two_digits(s, j) && j + 2 < s.size() && s[j + 2] == '-' && two_digits(s, j + 3) &&
+              j + 5 < s.size() && s[j + 5] == ' ' && two_digits(s, j + 6) && j + 8 < s.size() && s[j + 8] == ':' &&
+              two_digits(s, j + 9) && j + 11 < s.size() && s[j + 11] == ':' && two_digits(s, j + 12)))
+            break;
+        j += 14;
+        if (j + 1 < s.size() && s[j] == '.' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
+            ++j;
+            while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+        }
+        w = j;
+        while (j < s.size() && ws(s[j])) ++j;
+        if (j == w || j >= s.size() || s[j] != '[') break;
+        auto close = s.find(']', j);
+        if (close == std::string_view::npos) break;
+        j = close + 1;
+        if (j < s.size() && ws(s[j])) ++j;
+        p.message_at = j;
+        break;
+    }
+    return p;
+}
+
+std::string_view strip_log_prefix(std::string_view line) {
+    auto p = detail::match_log_prefix(line);
+    return p ? line.substr(p->message_at) : line;
+}
+
+std::optional<std::string> BootFacts::version() const {
+    if (vllm_version && !vllm_version->empty()) return vllm_version;
+    if (engine_version && !engine_version->empty()) return engine_version;
+    if (server_version && !server_version->empty()) return server_version;
+    return std::nullopt;
+}
+
+std::optional<Json> BootFacts::config_args() const {
+    if (non_default_args) return non_default_args;
+    if (!server_args) return std::nullopt;
+    // SGLang draws its random seed afresh at every start: not part of the configuration.
+    Json out = Json::object();
+    for (const auto& [k, v] : server_args->items())
+        if (k != "random_seed") out[k] = v;
+    return out;
+}
+
+namespace {
+template <typename T>
+Json opt(const std::optional<T>& v) {
+    return v ? Json(*v) : Json(nullptr);
+}
+}  // namespace
+
+Json BootFacts::result_block() const {
+    return Json{
+        {"engine", opt(engine)},
+        {"runtime_version", opt(version())},
+        {"kv_pool_tokens", opt(kv_pool_tokens)},
+        {"attention_block_size", opt(attention_block_size)},
+        {"backend_requested", opt(requested_backend)},
+        {"backend_selected", selected_backends.empty() ? Json(nullptr) : Json(selected_backends.back())},
+        {"drafter_backend", drafter_backends.empty() ? Json(nullptr) : Json(drafter_backends.back())},
+        {"available_kv_cache_gib", opt(available_kv_cache_gib)},
+        {"cudagraph_actual_gib", opt(cudagraph_actual_gib)},
+        {"cudagraphs", opt(cudagraphs)},
+        {"speculative", opt(speculative)},
+        {"unparsed_lines", unparsed.size()},
+    };
+}
+
+Json to_json(const BootFacts& f) {
+    Json j = Json::object();
+    j["engine"] = opt(f.engine);
+    j["vllm_version"] = opt(f.vllm_version);
+    j["engine_version"] = opt(f.engine_version);
+    j["server_version"] = opt(f.server_version);
+    j["non_default_args"] = opt(f.non_default_args);
+    j["server_args"] = opt(f.server_args);
+    j["page_size"] = opt(f.page_size);
+    j["running_cap"] = opt(f.running_cap);
+    j["running_cap_reason"] = opt(f.running_cap_reason);
+    j["requested_running"] = opt(f.requested_running);
+    j["requested_backend"] = opt(f.requested_backend);
+    j["selected_backends"] = f.selected_backends;
+    j["drafter_backends"] = f.drafter_backends;
+    j["candidate_backends"] = f.candidate_backends;
+    j["attention_block_size"] = opt(f.attention_block_size);
+    j["mamba_page_padding_pct"] = opt(f.mamba_page_padding_pct);
+    j["kv_pool_tokens"] = opt(f.kv_pool_tokens);
+    j["max_concurrency"] = opt(f.max_concurrency);
+    j["max_concurrency_request_len"] = opt(f.max_concurrency_request_len);
+    j["available_kv_cache_gib"] = opt(f.available_kv_cache_gib);
+    j["model_load_gib"] = opt(f.model_load_gib);
+    j["model_load_s"] = opt(f.model_load_s);
+    j["cudagraphs"] = opt(f.cudagraphs);
+    j["cudagraph_estimated_gib"] = opt(f.cudagraph_estimated_gib);
+    j["cudagraph_actual_gib"] = opt(f.cudagraph_actual_gib);
+    j["cudagraph_mode_downgrade"] = f.cudagraph_mode_downgrade
+                                        ? Json::array({f.cudagraph_mode_downgrade->first, f.cudagraph_mode_downgrade->second})
+                                        : Json(nullptr);
+    j["consumed_gib"] = opt(f.consumed_gib);
+    j["peak_activation_gib"] = opt(f.peak_activation_gib);
+    j["compile_s"] = opt(f.compile_s);
+    j["compiled_fresh"] = opt(f.compiled_fresh);
+    j["pauses"] = opt(f.pauses);
+    j["served_in_log"] = opt(f.served_in_log);
+    j["speculative"] = opt(f.speculative);
+    j["ready"] = f.ready;
+    j["ready_lineno"] = opt(f.ready_lineno);
+    Json procs = Json::object();
+    for (const auto& [name, pids] : f.processes) procs[name] = pids;
+    j["processes"] = procs;
+    Json unparsed = Json::array();
+    for (const auto& u : f.unparsed) unparsed.push_back(Json{{"field", u.field}, {"lineno", u.lineno}, {"line", u.line}});
+    j["unparsed"] = unparsed;
+    Json conflicts = Json::object();
+    for (const auto& [name, vals] : f.conflicts) conflicts[name] = vals;
+    j["conflicts"] = conflicts;
+    j["lines"] = f.lines;
+    return j;
+}
+
+BootFacts parse_boot_log_file(const std::filesystem::path& path, const Engine* named) {
+    std::string text = util::read_file(path);
+    if (util::looks_binary(text))
+        throw InputError(fmt::format("{}: not a text log (binary data)", path.string()));
+    return parse_boot_log(text, named);
+}
+
+std::optional<std::string> untested_version(const BootFacts& facts) {
+    auto v = facts.version();
+    if (!v) return std::nullopt;
+    const Engine& e = by_key(facts.engine.value_or(""));
+    for (const auto& t : e.tested)
+        if (*v == t || v->rfind(t + ".", 0) == 0) return std::nullopt;
+    std::string tested;
+    for (const auto& t : e.tested) tested += (tested.empty() ? "" : ", ") + t;
+    return fmt::format(
+        "{} {} is not a tested version (tested: {}). If a check says Can't tell or a value looks "
+        "wrong, a log line or metric may have changed: please report it.",
+        e.name, *v, tested);
+}
+
+std::vector<std::string> log_labels(const std::vector<std::filesystem::path>& paths) {
+    std::vector<std::vector<std::string>> parts;
+    std::size_t deepest = 1;
+    for (const auto& p : paths) {
+        std::vector<std::string> x;
+        for (const auto& part : p) {
+            std::string s = part.string();
+            if (s.empty()) continue;  // a trailing separator
+            x.push_back(s);
+        }
+        deepest = std::max(deepest, x.size());
+        parts.push_back(std::move(x));
+    }
+    for (std::size_t depth = 1; depth <= deepest; ++depth) {
+        std::vector<std::string> out;
+        for (const auto& x : parts) {
+            std::string label;
+            std::size_t from = x.size() > depth ? x.size() - depth : 0;
+            // "/".join(parts) as Python does, root included ("//a/b" at full depth).
+            for (std::size_t i = from; i < x.size(); ++i) label += (i > from ? "/" : "") + x[i];
+            out.push_back(label);
+        }
+        if (std::set<std::string>(out.begin(), out.end()).size() == out.size()) return out;
+    }
+    std::vector<std::string> out;
+    for (const auto& p : paths) out.push_back(p.string());
+    return out;
+}
+
+}  // namespace inferlint::parse

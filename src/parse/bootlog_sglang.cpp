@@ -1,0 +1,85 @@
+// SGLang's boot lines (verified on 0.5.20).
+#include "bootlog_text.hpp"
+
+namespace inferlint::parse::detail {
+
+namespace {
+
+using Out = std::optional<Json>;
+
+#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
+
+Out server_args(std::string_view line, std::size_t) { return dict_after(line, "server_args="); }
+
+Out kv_pool(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(KV Cache is allocated\. dtype: \S+, #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto tok = to_int(group(m, 1));
+    auto k = to_float(group(m, 2));
+    auto v = to_float(group(m, 3));
+    if (!tok || !k || !v) return std::nullopt;
+    return Json::array({*tok, round2(*k + *v)});
+}
+
+Out model_load(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Load weight end\. elapsed=([\d.]+) s,.* mem usage=([\d.]+) GB)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto s = to_float_commas(group(m, 1));
+    auto g = to_float_commas(group(m, 2));
+    if (!s || !g) return std::nullopt;
+    return Json::array({*g, *s});
+}
+
+// One line per capture phase (decode, prefill); the parser adds them up.
+Out cudagraph(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(CUDA graph end\. elapsed=[\d.]+ s, mem usage=([\d.]+) GB)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto g = to_float_commas(group(m, 1));
+    return g ? Out(*g) : std::nullopt;
+}
+
+Out running_cap_reason(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(max_running_requests is capped to (\d+) by the ([^(]+?) \()");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto n = to_int(group(m, 1));
+    if (!n) return std::nullopt;
+    return Json::array({*n, std::string(strip(group(m, 2)))});
+}
+
+Out limits(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(max_total_num_tokens=(\d+),.* max_running_requests=(\d+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto tok = to_int(group(m, 1));
+    auto n = to_int(group(m, 2));
+    if (!tok || !n) return std::nullopt;
+    return Json::array({*tok, *n});
+}
+
+Out default_backend(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Attention backend not specified\. Use (\w+) backend by default)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
+}  // namespace
+
+const std::vector<Field>& sglang_fields() {
+    static const std::vector<Field> fields{
+        {"server_args", "server_args={", nullptr, {server_args}},
+        {"sglang_kv_pool", "KV Cache is allocated.", nullptr, {kv_pool}},
+        {"model_load", "Load weight end.", nullptr, {model_load}},
+        {"sglang_cudagraph_gib", "CUDA graph end.", nullptr, {cudagraph}},
+        {"sglang_running_cap_reason", "max_running_requests is capped to", nullptr, {running_cap_reason}},
+        {"sglang_limits", "max_total_num_tokens=", nullptr, {limits}},
+        {"sglang_default_backend", "Attention backend not specified.", nullptr, {default_backend}},
+    };
+    return fields;
+}
+
+}  // namespace inferlint::parse::detail

@@ -1,0 +1,117 @@
+// Internal to the boot-log parsers: walking a log line by line as Python's
+// str.splitlines() does, and the small scanners the field patterns share.
+#pragma once
+
+#include "inferlint/core/result.hpp"
+
+#include <cstddef>
+#include <vector>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+
+namespace inferlint::parse::detail {
+
+// Calls fn(line, lineno) for each line, with line numbers as str.splitlines() counts them:
+// \n, \r\n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029 all end a line.
+template <typename Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+    std::size_t start = 0, i = 0, n = text.size();
+    long long lineno = 0;
+    while (i < n) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        std::size_t brk = 0;  // length of the line break at i, 0 if none
+        if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) {
+            brk = 1;
+        } else if (c == '\r') {
+            brk = (i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
+        } else if (c == 0xC2 && i + 1 < n && static_cast<unsigned char>(text[i + 1]) == 0x85) {
+            brk = 2;
+        } else if (c == 0xE2 && i + 2 < n && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+                   (static_cast<unsigned char>(text[i + 2]) == 0xA8 ||
+                    static_cast<unsigned char>(text[i + 2]) == 0xA9)) {
+            brk = 3;
+        }
+        if (brk == 0) {
+            // Plain bytes: jump to the next byte that can start a break.
+            ++i;
+            while (i < n) {
+                unsigned char d = static_cast<unsigned char>(text[i]);
+                if (d < 0x1f || d == 0xC2 || d == 0xE2) break;
+                ++i;
+            }
+            continue;
+        }
+        fn(text.substr(start, i - start), ++lineno);
+        i += brk;
+        start = i;
+    }
+    if (start < n) fn(text.substr(start), ++lineno);
+}
+
+// "(EngineCore pid=3475) ERROR 09-05 23:33:11 [core.py:1348] msg": the process and pid,
+// and where the message starts; nullopt when the line has no such prefix.
+struct LogPrefix {
+    std::string_view proc;
+    long long pid = 0;
+    std::size_t message_at = 0;
+};
+std::optional<LogPrefix> match_log_prefix(std::string_view line);
+
+// Python's str.strip() for the whitespace a log holds.
+std::string_view strip(std::string_view s);
+
+// The first `max_chars` characters (UTF-8 code points), as Python's s[:n] counts them.
+std::string_view first_chars(std::string_view s, std::size_t max_chars);
+
+// The text as valid UTF-8: each invalid byte becomes U+FFFD, as errors="replace" reads it.
+std::string valid_utf8(std::string_view s);
+
+// std::regex on a bounded piece of a line: libstdc++'s matcher recurses per character, so
+// a 10 MB line fed whole could overflow the stack. Real lines that carry a fact are short.
+inline constexpr std::size_t kRegexWindow = 4096;
+// `near`: where the anchor was found, so the window keeps it.
+bool search_bounded(std::string_view line, const std::regex& rx, std::cmatch& m, std::size_t near = 0);
+inline std::string_view group(const std::cmatch& m, int i) {
+    return m[i].matched ? std::string_view(m[i].first, static_cast<std::size_t>(m[i].length())) : std::string_view();
+}
+
+// Python float() / int() of a captured number: strict, nullopt where Python raises.
+std::optional<double> to_float(std::string_view s);
+std::optional<long long> to_int(std::string_view s);
+// The same with thousands separators removed first (_num/_int in the Python tool).
+std::optional<double> to_float_commas(std::string_view s);
+std::optional<long long> to_int_commas(std::string_view s);
+
+// round(x, 2) as Python rounds: half-even on the exact binary value.
+double round2(double x);
+
+// ---- the field tables (one per engine)
+
+// A value read from one line, or nullopt when the pattern does not match or its value
+// does not convert (Python's ValueError/SyntaxError): the next pattern is then tried.
+using Extractor = std::optional<Json> (*)(std::string_view line, std::size_t anchor_at);
+
+struct Field {
+    std::string_view name;
+    std::string_view anchor;                            // a fixed substring, looked for first
+    bool (*anchor_check)(std::string_view line) = nullptr;  // the rest of an anchor that is a pattern
+    std::vector<Extractor> patterns;                    // newest format first
+};
+
+const std::vector<Field>& vllm_fields();
+const std::vector<Field>& sglang_fields();
+const std::vector<Field>& trtllm_fields();
+
+// `prefix{...}` with nothing but whitespace after the closing brace, parsed as a Python
+// dict; nullopt otherwise (also for a set or a list).
+std::optional<Json> dict_after(std::string_view line, std::string_view prefix);
+
+// TensorRT-LLM's settings from the line after "LLM Args:" (ANSI already removed).
+Json trtllm_settings(std::string_view args_line);
+// Requests the line shows answered with HTTP 200, and TensorRT-LLM pauses it logs.
+int count_served(std::string_view line);
+int count_pauses(std::string_view line);
+
+}  // namespace inferlint::parse::detail

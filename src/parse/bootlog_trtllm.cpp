@@ -1,0 +1,176 @@
+// TensorRT-LLM's boot lines (verified on 1.3.0rc29).
+#include "bootlog_text.hpp"
+
+#include <array>
+#include <cctype>
+
+namespace inferlint::parse::detail {
+
+namespace {
+
+using Out = std::optional<Json>;
+
+#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
+
+Out version(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(TensorRT LLM version: (\S+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
+// Printed twice: once by a dry run that sizes the pool, then for the pool itself.
+Out kv_pool(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Allocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto g = to_float_commas(group(m, 1));
+    auto tok = to_int(group(m, 2));
+    if (!g || !tok) return std::nullopt;
+    return Json::array({*tok, *g});
+}
+
+Out page_size(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(tokens per block=(\d+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto n = to_int(group(m, 1));
+    return n ? Out(*n) : std::nullopt;
+}
+
+Out limits(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(max_num_requests=(\d+), max_num_tokens=\d+, max_batch_size=(\d+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto n = to_int(group(m, 1));
+    auto b = to_int(group(m, 2));
+    if (!n || !b) return std::nullopt;
+    return Json::array({*n, *b});
+}
+
+Out load_gib(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(after loading weights \(inside torch\) in memory usage profiling: ([\d.]+) GiB)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto g = to_float_commas(group(m, 1));
+    return g ? Out(*g) : std::nullopt;
+}
+
+// The settings follow on the next line; the parser reads them there.
+Out llm_args(std::string_view line, std::size_t at) {
+    std::string_view rest = line.substr(at + std::string_view("LLM Args:").size());
+    return strip(rest).empty() ? Out(true) : std::nullopt;
+}
+
+bool is_word(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           static_cast<unsigned char>(c) >= 0x80;
+}
+
+// The settings kept from the LLM Args line, in the order they are tried.
+constexpr std::array<std::string_view, 11> kTrtArgs{
+    "attn_backend", "max_batch_size", "max_num_tokens", "max_seq_len", "free_gpu_memory_fraction",
+    "tokens_per_block", "capacity_scheduler_policy", "enable_chunked_prefill", "speculative_config",
+    "kv_cache_dtype", "disable_overlap_scheduler"};
+
+}  // namespace
+
+const std::vector<Field>& trtllm_fields() {
+    static const std::vector<Field> fields{
+        {"engine_version", "TensorRT LLM version:", nullptr, {version}},
+        {"trt_kv_pool", "for max tokens in paged KV cache", nullptr, {kv_pool}},
+        {"page_size", "tokens per block=", nullptr, {page_size}},
+        {"trt_limits", "max_num_requests=", nullptr, {limits}},
+        {"model_load_gib", "after loading weights (inside torch)", nullptr, {load_gib}},
+        {"trt_llm_args", "LLM Args:", nullptr, {llm_args}},
+    };
+    return fields;
+}
+
+// name=value, name=<Enum.VALUE: 1> or name='value' for each setting kept; nested configs
+// repeat names, and the first one (the top level) wins.
+Json trtllm_settings(std::string_view line) {
+    Json found = Json::object();
+    found["llm_args"] = std::string(line);
+    if (line.substr(0, 7) == "model='") {
+        auto end = line.find('\'', 7);
+        if (end != std::string_view::npos && end > 7) found["model"] = std::string(line.substr(7, end - 7));
+    }
+    std::size_t p = 0;
+    while (p < line.size()) {
+        bool boundary = is_word(line[p]) && (p == 0 || !is_word(line[p - 1]));
+        std::size_t matched_end = 0;
+        if (boundary) {
+            for (auto name : kTrtArgs) {
+                if (line.compare(p, name.size(), name) != 0 || p + name.size() >= line.size() ||
+                    line[p + name.size()] != '=')
+                    continue;
+                std::size_t q = p + name.size() + 1;
+                auto value_at = [&](std::size_t v) {
+                    std::size_t e = v;
+                    while (e < line.size() && (is_word(line[e]) || line[e] == '.')) ++e;
+                    return e;
+                };
+                std::size_t v = q;
+                if (v < line.size() && line[v] == '<') {  // <Enum.VALUE: n>
+                    std::size_t w = v + 1;
+                    while (w < line.size() && is_word(line[w])) ++w;
+                    if (w > v + 1 && w < line.size() && line[w] == '.') v = w + 1;
+                }
+                if (v < line.size() && line[v] == '\'') ++v;
+                std::size_t e = value_at(v);
+                if (e == v) continue;  // no value: this name does not match here
+                if (!found.contains(std::string(name))) found[std::string(name)] = std::string(line.substr(v, e - v));
+                matched_end = e;
+                break;
+            }
+        }
+        p = matched_end ? matched_end : p + 1;
+    }
+    return found;
+}
+
+// "POST /v1/completions HTTP/1.1" 200
+int count_served(std::string_view line) {
+    int n = 0;
+    std::size_t p = 0;
+    while ((p = line.find("\"POST /", p)) != std::string_view::npos) {
+        std::size_t q = p + 7;
+        std::size_t path_end = q;
+        while (path_end < line.size() && !std::isspace(static_cast<unsigned char>(line[path_end]))) ++path_end;
+        bool ok = path_end > q && line.compare(path_end, 6, " HTTP/") == 0;
+        std::size_t e = path_end + 6;
+        if (ok) {
+            std::size_t v = e;
+            while (v < line.size() && (std::isdigit(static_cast<unsigned char>(line[v])) || line[v] == '.')) ++v;
+            ok = v > e && line.compare(v, 5, "\" 200") == 0 && (v + 5 >= line.size() || !is_word(line[v + 5]));
+            e = v + 5;
+        }
+        if (ok) {
+            ++n;
+            p = e;
+        } else {
+            ++p;
+        }
+    }
+    return n;
+}
+
+// "MaxUtilizationScheduler: request ID 72 -> pause"
+int count_pauses(std::string_view line) {
+    int n = 0;
+    std::size_t p = 0;
+    while ((p = line.find("request ID ", p)) != std::string_view::npos) {
+        std::size_t q = p + 11, d = q;
+        while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
+        if (d > q && line.compare(d, 9, " -> pause") == 0 && (d + 9 >= line.size() || !is_word(line[d + 9]))) {
+            ++n;
+            p = d + 9;
+        } else {
+            ++p;
+        }
+    }
+    return n;
+}
+
+}  // namespace inferlint::parse::detail

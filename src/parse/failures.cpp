@@ -1,0 +1,211 @@
+#include "inferlint/parse/failures.hpp"
+
+#include "bootlog_text.hpp"
+#include "inferlint/parse/bootlog.hpp"
+
+#include <array>
+#include <deque>
+#include <regex>
+
+namespace inferlint::parse {
+
+namespace {
+
+constexpr std::string_view kReady = "Application startup complete";
+// vLLM tags every step of an orderly stop with "[shutdown]"; a server stopped from outside
+// then logs tracebacks from half-closed pipes. A real crash comes before the shutdown it
+// causes, so nothing from the first marker on is read.
+constexpr std::string_view kShutdown = "[shutdown]";
+
+using Rx = std::regex;
+#define INFERLINT_RX(text) Rx(text, std::regex::ECMAScript | std::regex::optimize)
+
+struct Rule {
+    FailureKind kind;
+    std::array<std::string_view, 2> any_of;  // cheap test first: one of these must be in the line
+    const Rx* rx = nullptr;                  // then this, if set; group 1 is the detail
+    bool anchored = false;                   // the pattern starts at ^
+};
+
+const std::vector<Rule>& rules() {
+    static const Rx ptxas = INFERLINT_RX(R"(\bptxas\b.*\bfatal\s*:\s*(.+))");
+    static const Rx nvcc = INFERLINT_RX(R"(\bnvcc fatal\s*:\s*(.+))");
+    static const Rx ld = INFERLINT_RX(R"(\bld: (cannot find .+))");
+    static const Rx oom = INFERLINT_RX(R"(\bOutOfMemoryError\b|CUDA out of memory)");
+    static const Rx accel = INFERLINT_RX(R"(\bAcceleratorError: (.+))");
+    static const Rx cuda = INFERLINT_RX(R"(\bCUDA error: (.+))");
+    static const Rx assertion = INFERLINT_RX(R"(^(?:\w+\.)*AssertionError\b:?(.*))");
+    static const Rx value = INFERLINT_RX(R"(^(?:\w+\.)*ValueError: (.+))");
+    static const Rx runtime = INFERLINT_RX(R"(^(?:\w+\.)*RuntimeError: (.+))");
+    static const Rx other = INFERLINT_RX(R"(^(?!.*EngineDeadError)(?:\w+\.)*\w*(?:Error|Exception): (.+))");
+    // A kernel build's own error first; "Ninja build failed" only says that a step failed.
+    static const std::vector<Rule> all{
+        {FailureKind::jit_toolchain, {"CUDA compiler and CUDA toolkit headers are incompatible", {}}},
+        {FailureKind::jit_toolchain, {"ptxas", {}}, &ptxas},
+        {FailureKind::jit_toolchain, {"nvcc fatal", {}}, &nvcc},
+        {FailureKind::jit_toolchain, {"ld: cannot find ", {}}, &ld},
+        {FailureKind::jit_toolchain, {"Ninja build failed", "ninja: build stopped"}},
+        {FailureKind::out_of_memory, {"OutOfMemoryError", "CUDA out of memory"}, &oom},
+        {FailureKind::kv_cache_too_small,
+         {"No available memory for the cache blocks",
+          "KV cache is needed, which is larger than the available KV cache memory"}},
+        {FailureKind::accelerator_error, {"AcceleratorError: ", {}}, &accel},
+        {FailureKind::cuda_error, {"CUDA error: ", {}}, &cuda},
+        {FailureKind::assertion, {"AssertionError", {}}, &assertion, true},
+        {FailureKind::value_error, {"ValueError: ", {}}, &value, true},
+        {FailureKind::runtime_error, {"RuntimeError: ", {}}, &runtime, true},
+        {FailureKind::unclassified_exception, {"Error: ", "Exception: "}, &other, true},
+        {FailureKind::engine_dead, {"EngineDeadError", "EngineCore encountered a fatal error"}},
+    };
+    return all;
+}
+
+// Whether the rule matches, and its detail (the first rule's detail is its own text).
+std::optional<std::string> match_rule(std::size_t index, const Rule& r, std::string_view line) {
+    std::size_t at = std::string_view::npos;
+    for (auto s : r.any_of)
+        if (!s.empty() && (at = line.find(s)) != std::string_view::npos) break;
+    if (at == std::string_view::npos) return std::nullopt;
+    if (!r.rx) return index == 0 ? std::string(r.any_of[0]) : std::string();
+    std::cmatch m;
+    if (!detail::search_bounded(line, *r.rx, m, r.anchored ? 0 : at)) return std::nullopt;
+    if (r.anchored && m.position(0) != 0) return std::nullopt;
+    return m.size() > 1 ? std::string(detail::group(m, 1)) : std::string();
+}
+
+bool kept_serving(std::string_view line) {
+    if (detail::count_served(line) > 0) return true;
+    for (std::string_view p : {"Prefill batch", "Decode batch"}) {
+        if (line.substr(0, p.size()) == p) {
+            char c = line.size() > p.size() ? line[p.size()] : ' ';
+            bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+            if (!word) return true;
+        }
+    }
+    return false;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The `assert` statement a bare AssertionError came from: its message is empty, and the
+// error after it can blame something else entirely.
+std::string failed_assert(const std::deque<std::string>& before) {
+    for (std::size_t k = 0; k < before.size() && k < 3; ++k) {
+        const std::string& ln = before[before.size() - 1 - k];
+        if (starts_with(ln, "assert ")) return ln;
+    }
+    return {};
+}
+
+// Where a generic exception was raised, from the last traceback frame above it: the
+// function often names the cause the message does not.
+std::string raised_in(const std::deque<std::string>& before) {
+    static const Rx frame = INFERLINT_RX(R"re(^File "([^"]+)", line (\d+), in (\S+))re");
+    for (std::size_t k = 0; k < before.size() && k < 6; ++k) {
+        const std::string& ln = before[before.size() - 1 - k];
+        if (!starts_with(ln, "File \"")) continue;
+        std::cmatch m;
+        if (!detail::search_bounded(ln, frame, m) || m.position(0) != 0) continue;
+        std::string file(detail::group(m, 1));
+        for (char& c : file)
+            if (c == '\\') c = '/';
+        auto slash = file.rfind('/');
+        std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
+        return "in " + std::string(detail::group(m, 3)) + ", " + name + ":" + std::string(detail::group(m, 2));
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string_view kind_value(FailureKind k) {
+    switch (k) {
+        case FailureKind::jit_toolchain: return "jit_toolchain";
+        case FailureKind::out_of_memory: return "out_of_memory";
+        case FailureKind::kv_cache_too_small: return "kv_cache_too_small";
+        case FailureKind::accelerator_error: return "accelerator_error";
+        case FailureKind::cuda_error: return "cuda_error";
+        case FailureKind::assertion: return "assertion";
+        case FailureKind::value_error: return "value_error";
+        case FailureKind::runtime_error: return "runtime_error";
+        case FailureKind::unclassified_exception: return "unclassified_exception";
+        case FailureKind::engine_dead: return "engine_dead";
+    }
+    return "unclassified_exception";
+}
+
+std::string_view phase_value(FailurePhase p) { return p == FailurePhase::serving ? "serving" : "boot"; }
+
+std::string Failure::summary() const {
+    return std::string(kind_value(kind)) + " during " + std::string(phase_value(phase)) + ": " +
+           (detail.empty() ? line : detail);
+}
+
+std::optional<long long> shutdown_lineno(std::string_view text) {
+    std::optional<long long> at;
+    detail::for_each_line(text, [&](std::string_view raw, long long lineno) {
+        if (!at && raw.find(kShutdown) != std::string_view::npos) at = lineno;
+    });
+    return at;
+}
+
+// One pass. Python's version tries each rule over every line; here each rule keeps its
+// first candidate, and a candidate is dropped when something shows the server survived it
+// (the ready line came later, or it answered a request afterwards).
+std::optional<Failure> classify_failure(std::string_view text) {
+    const auto& all = rules();
+    std::vector<std::optional<Failure>> hits(all.size());
+    std::deque<std::string> before;  // the last processed lines, for the traceback helpers
+    bool stopped = false, inside_ignored = false;
+    std::optional<long long> ready_at;
+
+    detail::for_each_line(text, [&](std::string_view raw, long long lineno) {
+        if (stopped) return;
+        if (raw.find(kShutdown) != std::string_view::npos) {
+            stopped = true;
+            return;
+        }
+        std::string owned;
+        std::string_view ln = raw;
+        if (raw.find('\x1b') != std::string_view::npos) {
+            owned = strip_ansi(raw);
+            ln = owned;
+        }
+        ln = detail::strip(strip_log_prefix(ln));
+        // Tracebacks the server says it ignores (SGLang's optional imports) are blanked.
+        if (starts_with(ln, "[start of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored = true;
+        bool drop = inside_ignored || (starts_with(ln, "Ignore import error") &&
+                                       (ln.size() == 19 || !(std::isalnum(static_cast<unsigned char>(ln[19])) || ln[19] == '_')));
+        if (starts_with(ln, "[end of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored = false;
+        if (drop) ln = {};
+
+        if (!ready_at && ln.find(kReady) != std::string_view::npos) {
+            ready_at = lineno;
+            for (auto& h : hits) h.reset();
+        } else if (!ready_at || lineno > *ready_at) {
+            if (ready_at && kept_serving(ln))
+                for (auto& h : hits) h.reset();
+            for (std::size_t r = 0; r < all.size(); ++r) {
+                if (hits[r]) continue;
+                auto d = match_rule(r, all[r], ln);
+                if (!d) continue;
+                std::string detail_text(detail::strip(*d));
+                if (all[r].kind == FailureKind::assertion && detail_text.empty()) detail_text = failed_assert(before);
+                if (all[r].kind == FailureKind::unclassified_exception) {
+                    std::string where = raised_in(before);
+                    if (!where.empty()) detail_text += " (" + where + ")";
+                }
+                hits[r] = Failure{all[r].kind, ready_at ? FailurePhase::serving : FailurePhase::boot, lineno,
+                                  detail::valid_utf8(detail::first_chars(ln, 300)),
+                                  detail::valid_utf8(detail::first_chars(detail_text, 200))};
+            }
+        }
+        before.emplace_back(ln);
+        if (before.size() > 6) before.pop_front();
+    });
+    for (auto& h : hits)
+        if (h) return h;
+    return std::nullopt;
+}
+
+}  // namespace inferlint::parse

@@ -1,0 +1,169 @@
+// The plan of an xray run: the load command as it will run, the server's address, and
+// everything that can be found wrong before anything starts.
+#include "inferlint/run/gpu.hpp"
+#include "inferlint/run/xray.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/http.hpp"
+#include "inferlint/util/process.hpp"
+#include "inferlint/util/subprocess.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unistd.h>
+
+namespace inferlint::xray {
+
+namespace {
+
+bool all_digits(std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool has(const std::vector<std::string>& cmd, std::string_view word) {
+    return std::find(cmd.begin(), cmd.end(), word) != cmd.end();
+}
+
+// A path as Python's str(Path(p)) writes it: "run/" and "./run" are "run".
+std::string path_text(const fs::path& p) {
+    fs::path n = p.lexically_normal();
+    std::string s = n.string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s.empty() ? "." : s;
+}
+
+}  // namespace
+
+std::optional<std::string> flag_value(const std::vector<std::string>& cmd, std::string_view flag) {
+    const std::string with_eq = std::string(flag) + "=";
+    for (std::size_t i = 0; i < cmd.size(); ++i) {
+        if (cmd[i] == flag && i + 1 < cmd.size()) return cmd[i + 1];
+        if (cmd[i].starts_with(with_eq)) return cmd[i].substr(with_eq.size());
+    }
+    return std::nullopt;
+}
+
+std::optional<long long> load_concurrency(const std::vector<std::string>& cmd) {
+    auto v = flag_value(cmd, "--max-concurrency");
+    if (!v || !all_digits(*v) || v->size() > 18) return std::nullopt;
+    return std::stoll(*v);
+}
+
+std::optional<EngineId> load_client(const std::vector<std::string>& cmd) {
+    for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
+        if (cmd[i] == "bench" && cmd[i + 1] == "serve") return EngineId::vllm;
+    if (has(cmd, "sglang.benchmark.serving") || has(cmd, "sglang.bench_serving")) return EngineId::sglang;
+    if (has(cmd, "tensorrt_llm.serve.scripts.benchmark_serving")) return EngineId::trtllm;
+    return std::nullopt;
+}
+
+PreparedLoad prepare_load(const std::vector<std::string>& cmd, const fs::path& out) {
+    PreparedLoad p{cmd, std::nullopt};
+    const auto client = load_client(cmd);
+    if (!client) return p;
+    if (*client == EngineId::sglang) {
+        // SGLang's client appends one JSON line per run to --output-file.
+        if (auto name = flag_value(cmd, "--output-file")) {
+            p.result = fs::path(*name);
+            return p;
+        }
+        const std::string target = path_text(out / "bench.jsonl");
+        p.argv.insert(p.argv.end(), {"--output-file", target});
+        p.result = fs::path(target);
+        return p;
+    }
+    if (!has(cmd, "--save-result")) {
+        p.argv.insert(p.argv.end(),
+                      {"--save-result", "--result-dir", path_text(out), "--result-filename", "bench.json"});
+        p.result = fs::path(path_text(out / "bench.json"));
+        return p;
+    }
+    auto name = flag_value(cmd, "--result-filename");
+    if (!name) return p;  // the client names the file itself
+    p.result = fs::path(flag_value(cmd, "--result-dir").value_or(".")) / *name;
+    return p;
+}
+
+std::optional<fs::path> newest_json(const fs::path& folder, fs::file_time_type since) {
+    std::optional<fs::path> best;
+    fs::file_time_type best_time{};
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        const fs::path& p = it->path();
+        if (p.extension() != ".json" || !it->is_regular_file(ec)) continue;
+        auto t = fs::last_write_time(p, ec);
+        if (ec || t < since) continue;
+        if (!best || t > best_time) best = p, best_time = t;
+    }
+    return best;
+}
+
+std::string server_url(const std::optional<std::string>& serve, const Engine* named) {
+    std::vector<std::string> argv;
+    if (serve) argv = shell_split(*serve).value_or(std::vector<std::string>{});
+    const Engine* found = named ? named : from_command(argv);
+    if (!found) found = &vllm();
+    std::string host = flag_value(argv, "--host").value_or("");
+    if (host.empty() || host == "0.0.0.0" || host == "::") host = "127.0.0.1";
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    auto port = flag_value(argv, "--port");
+    return fmt::format("http://{}:{}", host, port && all_digits(*port) ? *port : std::to_string(found->default_port));
+}
+
+Plan checked(Plan plan) {
+    if (plan.load.empty())
+        throw InputError(
+            "xray needs the load command after --, e.g. -- vllm bench serve ..., or the engine's own benchmark "
+            "client");
+    if (util::find_program(plan.load[0]).empty())
+        throw InputError(fmt::format("the load command {}: not found", plan.load[0]));
+    if (plan.serve) {
+        auto argv = shell_split(*plan.serve);
+        if (!argv) throw InputError(fmt::format("--serve {}: unbalanced quotes", util::shell_join({*plan.serve})));
+        if (argv->empty()) throw InputError("--serve: the server command is empty");
+        const Engine* started = from_command(*argv);
+        if (!started)
+            throw InputError(fmt::format(
+                "--serve {}: not an inference server command (vllm serve MODEL, sglang serve --model-path MODEL, "
+                "python -m sglang.launch_server, trtllm-serve serve MODEL)",
+                util::shell_join({*plan.serve})));
+        if (plan.engine && plan.engine != started)
+            throw InputError(fmt::format("the engine named is {}, but the --serve command starts {}'s server",
+                                         plan.engine->name, started->name));
+        if (util::find_program((*argv)[0]).empty())
+            throw InputError(fmt::format("--serve: {}: not found", (*argv)[0]));
+        std::error_code ec;
+        if (!fs::is_directory(run::proc_root(), ec))
+            throw InputError("--serve needs Linux (or WSL): stopping the server reads /proc");
+    }
+    if (plan.url.empty()) {
+        plan.url = server_url(plan.serve, plan.engine);
+    } else {
+        plan.url = util::normalise_base_url(plan.url);
+    }
+    if (plan.serve) {
+        const int port = util::parse_base_url(plan.url).port;
+        if (util::port_in_use(port))
+            throw InputError(fmt::format("port {} is already in use by another process; stop it, or give the server "
+                                         "another --port",
+                                         port));
+    }
+    if (plan.boot_log) {
+        std::error_code ec;
+        if (!fs::is_regular_file(*plan.boot_log, ec))
+            throw InputError(fmt::format("{}: no such boot log", plan.boot_log->string()));
+    }
+    if (!(plan.interval_s > 0)) throw InputError("--interval must be more than 0 seconds");
+    if (!(plan.ready_timeout_s > 0)) throw InputError("--ready-timeout must be more than 0 seconds");
+    if (plan.requested && *plan.requested < 1) throw InputError("--requested must be at least 1");
+    std::error_code ec;
+    fs::create_directories(plan.out, ec);
+    if (ec || !fs::is_directory(plan.out))
+        throw InputError(fmt::format("{}: cannot create the output folder ({})", plan.out.string(),
+                                     ec ? ec.message() : "a file is in the way"));
+    if (::access(plan.out.c_str(), W_OK | X_OK) != 0)
+        throw InputError(fmt::format("{}: the output folder is not writable", plan.out.string()));
+    return plan;
+}
+
+}  // namespace inferlint::xray

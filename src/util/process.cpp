@@ -1,0 +1,178 @@
+#include "inferlint/util/process.hpp"
+
+#include "inferlint/util/subprocess.hpp"
+
+#include <fmt/format.h>
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace inferlint::util {
+
+namespace {
+
+void close_quietly(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+}
+
+int status_of(int status) {
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 1;
+}
+
+// In the child, between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(const char* exe, char* const* argv, ProcessGroup group, int in_fd, int out_fd,
+                             int report_fd) {
+    if (group == ProcessGroup::new_session) ::setsid();
+    if (group == ProcessGroup::own_group) ::setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // The parent may ignore SIGPIPE; a child that writes to a closed pipe should die of it.
+    ::signal(SIGPIPE, SIG_DFL);
+    if (in_fd >= 0) ::dup2(in_fd, 0);
+    if (out_fd >= 0) {
+        ::dup2(out_fd, 1);
+        ::dup2(out_fd, 2);
+    }
+    ::execv(exe, argv);
+    int err = errno;
+    ssize_t n = ::write(report_fd, &err, sizeof err);
+    (void)n;
+    ::_exit(127);
+}
+
+}  // namespace
+
+Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& options) {
+    Spawned res;
+    if (argv.empty() || argv[0].empty()) {
+        res.error = "no command";
+        return res;
+    }
+    const std::string exe = find_program(argv[0]);
+    if (exe.empty()) {
+        res.error = fmt::format("{}: not found on PATH", argv[0]);
+        return res;
+    }
+    // Everything the child needs is made before fork.
+    std::vector<char*> cargv;
+    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+
+    int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int out_fd = -1;
+    int pipe_fds[2] = {-1, -1};
+    int report[2] = {-1, -1};  // carries errno when exec fails; a successful exec closes it
+    auto fail = [&](const std::string& why) {
+        close_quietly(in_fd), close_quietly(out_fd), close_quietly(pipe_fds[0]), close_quietly(pipe_fds[1]);
+        close_quietly(report[0]), close_quietly(report[1]);
+        res.error = why;
+        return res;
+    };
+    if (options.output == OutputTo::file) {
+        out_fd = ::open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (out_fd < 0) return fail(fmt::format("{}: cannot write ({})", options.output_file.string(), std::strerror(errno)));
+    } else if (options.output == OutputTo::pipe) {
+        if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(fmt::format("cannot make a pipe ({})", std::strerror(errno)));
+        out_fd = pipe_fds[1];
+        pipe_fds[1] = -1;
+    }
+    if (::pipe2(report, O_CLOEXEC) != 0) return fail(fmt::format("cannot make a pipe ({})", std::strerror(errno)));
+
+    const pid_t pid = ::fork();
+    if (pid < 0) return fail(fmt::format("{}: fork failed ({})", argv[0], std::strerror(errno)));
+    if (pid == 0) exec_child(exe.c_str(), cargv.data(), options.group, in_fd, out_fd, report[1]);
+
+    close_quietly(report[1]);
+    close_quietly(in_fd);
+    close_quietly(out_fd);
+    int err = 0;
+    ssize_t n;
+    do {
+        n = ::read(report[0], &err, sizeof err);
+    } while (n < 0 && errno == EINTR);
+    close_quietly(report[0]);
+    if (n == static_cast<ssize_t>(sizeof err)) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        close_quietly(pipe_fds[0]);
+        res.error = fmt::format("{}: cannot run it ({})", argv[0], std::strerror(err));
+        return res;
+    }
+    res.pid = pid;
+    res.output_fd = pipe_fds[0];
+    return res;
+}
+
+std::optional<int> poll_exit(int pid) {
+    int status = 0;
+    pid_t got;
+    do {
+        got = ::waitpid(pid, &status, WNOHANG);
+    } while (got < 0 && errno == EINTR);
+    if (got == pid) return status_of(status);
+    if (got < 0) return 1;  // not our child any more (reaped elsewhere): it has exited
+    return std::nullopt;
+}
+
+std::optional<int> wait_exit(int pid, double timeout_s) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (;;) {
+        if (auto rc = poll_exit(pid)) return rc;
+        if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+bool port_in_use(int port) {
+    if (port <= 0 || port > 65535) return false;
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    // Connections in TIME_WAIT do not hold the port for a new listener; only a listener does.
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    bool in_use = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 && errno == EADDRINUSE;
+    ::close(fd);
+    return in_use;
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+    auto safe = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               std::strchr("@%+=:,./_-", c) != nullptr;
+    };
+    std::string out;
+    for (const auto& a : argv) {
+        if (!out.empty()) out += ' ';
+        bool plain = !a.empty();
+        for (char c : a) plain = plain && c != '\0' && safe(c);
+        if (plain) {
+            out += a;
+            continue;
+        }
+        out += '\'';
+        for (char c : a) out += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);
+        out += '\'';
+    }
+    return out;
+}
+
+}  // namespace inferlint::util

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Runs the reference's conformance cases for every command this build has.
+
+usage: tests/conformance.py BINARY
+
+Cases whose command the binary does not list in --help are reported as skipped, by
+name, so the output says what is not yet covered. Exits 1 on any mismatch; skips (with
+a printed reason) when ../shared/reference is absent.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+REF = ROOT.parent / "shared" / "reference"
+
+
+def main() -> int:
+    binary = sys.argv[1]
+    golden = REF / "golden"
+    if not golden.is_dir():
+        print("conformance: skipped (../shared/reference/golden is absent)")
+        return 0
+    help_text = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    have = set()
+    for line in help_text.splitlines():
+        parts = line.split()
+        if parts and not line.startswith(" " * 8):
+            have.add(parts[0])
+    prefixes, skipped = set(), {}
+    for f in sorted(golden.glob("*.json")):
+        cmd = json.loads(f.read_text())["argv"][0]
+        stem = f.name.split("__")[0]
+        if cmd in have:
+            prefixes.add(stem + "__")
+        else:
+            skipped[cmd] = skipped.get(cmd, 0) + 1
+    for cmd, n in sorted(skipped.items()):
+        print(f"conformance: skipped {n} '{cmd}' cases (command not built yet)")
+    if not prefixes:
+        print("conformance: no command to check")
+        return 1
+    p = subprocess.run(
+        [sys.executable, str(REF / "tools" / "conform.py"), binary, str(REF / "fixtures"), str(golden),
+         "--only", ",".join(sorted(prefixes)), "--verbose"])
+    return p.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+#include "support.hpp"
+
+#include "inferlint/util/files.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Where ours (a) and the reference (b) differ, by conform.py's rule; "" when they agree.
+std::string differ(const json& a, const json& b, const std::string& path = "") {
+    if (b.is_number()) {
+        if (!a.is_number()) return path + ": " + a.dump() + " != " + b.dump();
+        double x = a.get<double>(), y = b.get<double>();
+        if (x == y || std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y)) || std::abs(x - y) <= 1e-9)
+            return "";
+        return path + ": " + a.dump() + " != " + b.dump();
+    }
+    if (b.is_object()) {
+        if (!a.is_object() || a.size() != b.size()) return path + ": " + a.dump() + " != " + b.dump();
+        for (const auto& [k, v] : b.items()) {
+            if (!a.contains(k)) return path + ": no key " + k;
+            if (auto d = differ(a[k], v, path + "." + k); !d.empty()) return d;
+        }
+        return "";
+    }
+    if (b.is_array()) {
+        if (!a.is_array() || a.size() != b.size()) return path + ": " + a.dump() + " != " + b.dump();
+        for (std::size_t i = 0; i < b.size(); ++i)
+            if (auto d = differ(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+        return "";
+    }
+    return a == b ? "" : path + ": " + a.dump() + " != " + b.dump();
+}
+
+fs::path scratch(const std::string& name) {
+    static int counter = 0;
+    auto dir = fs::temp_directory_path() /
+               ("inferlint-cli-report-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)) / name;
+    fs::create_directories(dir);
+    return dir;
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+std::size_t lines_in(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// The (tripwire, status) of each finding on a page, sorted.
+std::multiset<std::pair<std::string, std::string>> page_verdicts(const std::string& html) {
+    const std::string li = "<li class=\"finding ", tw = "<span class=\"tw\">";
+    std::multiset<std::pair<std::string, std::string>> out;
+    for (auto at = html.find(li); at != std::string::npos; at = html.find(li, at + 1)) {
+        auto status_end = html.find('"', at + li.size());
+        auto tw_at = html.find(tw, at);
+        if (status_end == std::string::npos || tw_at == std::string::npos) break;
+        auto tw_end = html.find('<', tw_at + tw.size());
+        out.insert({html.substr(tw_at + tw.size(), tw_end - tw_at - tw.size()),
+                    html.substr(at + li.size(), status_end - at - li.size())});
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence and lines", "[report][cli]") {
+    REQUIRE_REFERENCE(root);
+    auto golden = testsupport::reference_golden();
+    REQUIRE(golden);
+    int cases = 0;
+    for (const auto& entry : fs::directory_iterator(*golden)) {
+        std::string stem = entry.path().stem().string();
+        if (stem.rfind("report__", 0) != 0) continue;
+        json c = json::parse(inferlint::util::read_file(entry.path()));
+        if (c.contains("mutations")) continue;
+        INFO(stem);
+        fs::path tmp = scratch("golden");
+        std::vector<std::string> args;
+        for (std::string a : c["argv"]) {
+            if (auto at = a.find("{TMP}"); at != std::string::npos) a.replace(at, 5, tmp.string());
+            args.push_back(fs::exists(root / a) ? (root / a).string() : a);
+        }
+        // the terminal's lines, as the Python tool printed them
+        auto text = testsupport::run_cli(args);
+        CHECK(text.rc == c["text_exit"].get<int>());
+        std::string want = c["text"].get<std::string>();
+        std::string got = text.out;
+        for (auto at = got.find(tmp.string()); at != std::string::npos; at = got.find(tmp.string()))
+            got.replace(at, tmp.string().size(), "{TMP}");
+        CHECK(got == want);
+        // --json: verdicts and evidence
+        args.push_back("--json");
+        auto r = testsupport::run_cli(args);
+        CHECK(r.rc == c["exit"].get<int>());
+        json ours = json::parse(r.out);
+        json ref = c["json"];
+        REQUIRE(ours.size() == ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            CHECK(ours[i]["tripwire"] == ref[i]["tripwire"]);
+            CHECK(ours[i]["status"] == ref[i]["status"]);
+            CHECK(differ(ours[i]["evidence"], ref[i]["evidence"]) == "");
+        }
+        // the page shows the same verdicts as the terminal
+        std::string html = inferlint::util::read_file(tmp / "report.html");
+        std::multiset<std::pair<std::string, std::string>> want_verdicts;
+        for (const auto& x : ours) want_verdicts.insert({x["tripwire"], x["status"]});
+        CHECK(page_verdicts(html) == want_verdicts);
+        ++cases;
+    }
+    CHECK(cases == 16);
+}
+
+TEST_CASE("report: a run folder is read by name and gets its page", "[report][cli]") {
+    REQUIRE_REFERENCE(root);
+    fs::path folder = scratch("run");
+    fs::copy(root / "sglang-0.5/qwen3-8b", folder, fs::copy_options::recursive);
+    for (const auto& e : fs::directory_iterator(folder))
+        fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+    auto r = testsupport::run_cli({"report", folder.string()});
+    CHECK(r.rc == 0);
+    REQUIRE(fs::is_regular_file(folder / "report.html"));
+    // the result file was found: T15 ran, and the concurrency came from it
+    CHECK(has(r.out, "[T15] PASS  client and server agree: 32 requests"));
+    CHECK(has(r.out, "requested 32 concurrent"));
+    CHECK(has(r.out, "What limited this run:\n  - The KV cache was too small for the load."));
+    std::string tail = "-> " + (folder / "report.html").string() + "\n";
+    CHECK(r.out.size() > tail.size());
+    CHECK(r.out.substr(r.out.size() - tail.size()) == tail);
+    std::string made = inferlint::util::read_file(folder / "report.html");
+    CHECK(has(made, "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl, bench.json"));
+    CHECK(has(made, "29 of them fit."));
+    CHECK(has(made, "5 passed; 1 does not apply to SGLang</summary>"));
+}
+
+TEST_CASE("report: files named on the command line, and the output folder made", "[report][cli]") {
+    REQUIRE_REFERENCE(root);
+    fs::path live = root / "vllm-0.28/live";
+    fs::path out = scratch("named") / "runs" / "today" / "r.html";
+    auto r = testsupport::run_cli({"report", "-o", out.string(), "--boot-log", (live / "boot.log").string(),
+                                   "--before", (live / "before.snapshot.json").string(), "--after",
+                                   (live / "after.snapshot.json").string(), "--series",
+                                   (live / "run.series.jsonl").string(), "--requested", "32"});
+    CHECK(r.rc == 0);
+    CHECK(has(r.out, "8 checks (4 pass, 2 warn, 2 tripwire-failed)"));
+    REQUIRE(fs::is_regular_file(out));
+    CHECK(fs::file_size(out) > 50'000);
+    CHECK(has(inferlint::util::read_file(out), "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl"));
+    // a boot log alone: the page says what it could not check
+    fs::path only = scratch("only") / "r.html";
+    auto b = testsupport::run_cli({"report", "-o", only.string(), "--boot-log", (live / "boot.log").string()});
+    CHECK(b.rc == 0);
+    std::string html = inferlint::util::read_file(only);
+    CHECK(has(html, "3 of 15. Not here: T1 and T10 (need before and after readings)"));
+    CHECK_FALSE(has(html, "<figure class=\"chart\" id=\"fig-requests\""));
+}
+
+TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli]") {
+    REQUIRE_REFERENCE(root);
+    auto none = testsupport::run_cli({"report"});
+    CHECK(none.rc == 2);
+    CHECK(has(none.err, "give a run folder, or -o"));
+    fs::path tmp = scratch("bad");
+    auto missing = testsupport::run_cli({"report", (tmp / "nope").string()});
+    CHECK(missing.rc == 2);
+    CHECK(has(missing.err, "is not a folder"));
+    auto file = testsupport::run_cli({"report", (root / "vllm-0.28/live/boot.log").string()});
+    CHECK(file.rc == 2);
+    CHECK(has(file.err, "is not a folder"));
+    auto empty = testsupport::run_cli({"report", tmp.string()});
+    CHECK(empty.rc == 2);
+    CHECK(has(empty.err, "no run files in"));
+    CHECK(has(empty.err, "boot.log"));
+    CHECK_FALSE(fs::exists(tmp / "report.html"));
+
+    fs::path garbage = scratch("garbage");
+    inferlint::util::write_file(garbage / "before.snapshot.json", "this is not json\n");
+    fs::copy_file(root / "vllm-0.28/live/after.snapshot.json", garbage / "after.snapshot.json");
+    auto g = testsupport::run_cli({"report", garbage.string()});
+    CHECK(g.rc == 2);
+    CHECK(has(g.err, "before.snapshot.json"));
+    CHECK(lines_in(g.err) == 1);
+
+    fs::path binary = scratch("binary");
+    inferlint::util::write_file(binary / "boot.log", std::string("\x7f" "ELF\0\0\0\x01", 8));
+    auto bin = testsupport::run_cli({"report", binary.string()});
+    CHECK(bin.rc == 2);
+    CHECK(has(bin.err, "boot.log"));
+    CHECK(lines_in(bin.err) == 1);
+
+    fs::path live = root / "vllm-0.28/live";
+    fs::path bench = scratch("bench") / "bench.json";
+    inferlint::util::write_file(bench, "{\"completed\": ");
+    auto truncated = testsupport::run_cli({"report", "-o", (bench.parent_path() / "r.html").string(), "--before",
+                                           (live / "before.snapshot.json").string(), "--after",
+                                           (live / "after.snapshot.json").string(), "--bench-result", bench.string()});
+    CHECK(truncated.rc == 2);
+    CHECK(has(truncated.err, "bench.json"));
+    CHECK(lines_in(truncated.err) == 1);
+}
+
+TEST_CASE("report: files from different engines are refused", "[report][cli]") {
+    REQUIRE_REFERENCE(root);
+    fs::path out = scratch("mixed") / "r.html";
+    auto snaps = testsupport::run_cli({"report", "-o", out.string(), "--before",
+                                       (root / "vllm-0.28/live/before.snapshot.json").string(), "--after",
+                                       (root / "sglang-0.5/live/after.snapshot.json").string()});
+    CHECK(snaps.rc == 2);
+    CHECK(has(snaps.err, "vLLM"));
+    CHECK(has(snaps.err, "SGLang"));
+    auto series = testsupport::run_cli({"report", "-o", out.string(), "--before",
+                                        (root / "vllm-0.28/live/before.snapshot.json").string(), "--after",
+                                        (root / "vllm-0.28/live/after.snapshot.json").string(), "--series",
+                                        (root / "sglang-0.5/live/run.series.jsonl").string()});
+    CHECK(series.rc == 2);
+    CHECK(has(series.err, "run.series.jsonl"));
+    auto named = testsupport::run_cli({"report", (root / "vllm-0.28/live").string(), "-o", out.string(), "--engine",
+                                       "sglang"});
+    CHECK(named.rc == 2);
+    CHECK(has(named.err, "--engine sglang"));
+    CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("report: in a real browser nothing from a log executes and the script runs clean",
+          "[report][cli][browser]") {
+    REQUIRE_REFERENCE(root);
+    if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+        WARN("skipped: chromium is not installed (.ci/run installs it)");
+        return;
+    }
+    fs::path dir = scratch("browser");
+    std::string log = inferlint::util::read_file(root / "vllm-0.28/live/boot.log");
+    const std::string model = "/models/Qwen3.8-27B-W4A16-AutoRound'";
+    for (auto at = log.find(model); at != std::string::npos; at = log.find(model))
+        log.replace(at, model.size(), "/models/<script>document.title=\"pwned\"</script>\"><img src=x onerror=alert(1)>'");
+    inferlint::util::write_file(dir / "boot.log", log);
+    for (const char* f : {"before.snapshot.json", "after.snapshot.json", "run.series.jsonl"})
+        fs::copy_file(root / "vllm-0.28/live" / f, dir / f);
+    auto r = testsupport::run_cli({"report", dir.string(), "--requested", "32", "--title", "<b>bold</b>"});
+    REQUIRE(r.rc == 0);
+    fs::path profile = scratch("profile");
+    fs::path dom = dir / "dom.html", errs = dir / "chromium.log";
+    std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+                      "--disable-background-networking --disable-component-update --disable-sync "
+                      "--host-resolver-rules='MAP * ~NOTFOUND' --enable-logging=stderr --v=0 --user-data-dir=" +
+                      testsupport::shell_quote(profile.string()) + " --virtual-time-budget=3000 --dump-dom " +
+                      testsupport::shell_quote("file://" + (dir / "report.html").string()) + " >" +
+                      testsupport::shell_quote(dom.string()) + " 2>" + testsupport::shell_quote(errs.string());
+    int rc = std::system(cmd.c_str());
+    REQUIRE(rc == 0);
+    std::string page = inferlint::util::read_file(dom);
+    std::string console = inferlint::util::read_file(errs, inferlint::util::AllowEmpty::yes);
+    CHECK(has(page, "data-js=\"ready\""));  // report.js ran to its end
+    CHECK_FALSE(has(page, "<img"));          // the log's markup stayed text
+    CHECK(has(page, "&lt;img src=x onerror=alert(1)&gt;"));
+    CHECK(has(page, "<title>&lt;b&gt;bold&lt;/b&gt;</title>"));
+    // no console error, and no request refused by the page's policy (nothing tried to leave)
+    INFO(console);
+    CHECK_FALSE(has(console, "Uncaught"));
+    CHECK_FALSE(has(console, "Refused to"));
+    CHECK_FALSE(has(console, ":ERROR:CONSOLE"));
+}

@@ -1,0 +1,174 @@
+#include "support.hpp"
+
+#include "inferlint/parse/series.hpp"
+#include "inferlint/run/watch.hpp"
+#include "inferlint/util/error.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+using namespace inferlint;
+
+namespace {
+
+const char* kMetrics =
+    "vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 3.0\n"
+    "vllm:num_requests_waiting{engine=\"0\",model_name=\"m\"} 1.0\n"
+    "vllm:kv_cache_usage_perc{engine=\"0\",model_name=\"m\"} 0.25\n"
+    "vllm:num_preemptions_total{engine=\"0\",model_name=\"m\"} 2.0\n"
+    "vllm:generation_tokens_total{engine=\"0\",model_name=\"m\"} 100.0\n"
+    "vllm:prompt_tokens_total{engine=\"0\",model_name=\"m\"} 50.0\n";
+
+// A clock that moves only when told: scrapes advance it by their cost, sleeps jump it.
+struct FakeClock {
+    long long now = 0;
+    std::vector<long long> scrape_starts;
+    run::WatchClock clock() {
+        return run::WatchClock{.mono_ns = [this] { return now; },
+                               .sleep_until = [this](long long until, const std::atomic<bool>&) {
+                                   now = std::max(now, until);
+                               }};
+    }
+};
+
+Snapshot snap_of(const std::string& text, long long mono) {
+    Snapshot s;
+    s.url = "http://h:8000/metrics";
+    s.text = text;
+    s.t_wall = 1000.0 + static_cast<double>(mono) / 1e9;
+    s.t_mono_ns = mono;
+    s.latency_s = 0.001;
+    return s;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+
+constexpr long long ms = 1'000'000;
+
+}  // namespace
+
+TEST_CASE("watch keeps a fixed schedule and skips the ticks a slow scrape overran", "[watch]") {
+    FakeClock fc;
+    int call = 0;
+    auto scrape = [&](const std::string&) {
+        fc.scrape_starts.push_back(fc.now);
+        long long cost = ++call == 3 ? 250 * ms : 10 * ms;  // the third scrape takes 2.5 intervals
+        fc.now += cost;
+        return snap_of(kMetrics, fc.now);
+    };
+    std::vector<std::string> notes;
+    std::ostringstream out;
+    std::atomic<bool> stop{false};
+    auto rep = run::watch("h:8000", out, {.interval_s = 0.1, .duration_s = 1.0}, stop, scrape,
+                          [&](const std::string& l) { notes.push_back(l); }, &vllm(), fc.clock());
+    std::vector<long long> expected = {0, 100 * ms, 200 * ms, 500 * ms, 600 * ms, 700 * ms, 800 * ms, 900 * ms};
+    CHECK(fc.scrape_starts == expected);
+    CHECK(rep.samples == 8);
+    CHECK(rep.skipped_ticks == 2);
+    CHECK(rep.gaps == 0);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0] == "scrape finished 0.250 s after it was due, longer than the 0.1 s interval: skipped 2 readings");
+    auto lines = lines_of(out.str());
+    REQUIRE(lines.size() == 9);
+    CHECK(lines[0] == R"({"schema": "inferlint.series/1", "url": "http://h:8000", "interval_s": 0.1, "engine": "vllm"})");
+    auto row = Json::parse(lines[1]);
+    CHECK(row["running"] == 3.0);
+    CHECK(row["waiting"] == 1.0);
+    CHECK(row["kv_usage"] == 0.25);
+    CHECK(row["preemptions"] == 2.0);
+    CHECK(row["t_mono_ns"] == 10 * ms);
+}
+
+TEST_CASE("a failed scrape is a gap with a note, never a row of zeros", "[watch]") {
+    FakeClock fc;
+    int call = 0;
+    auto scrape = [&](const std::string&) -> Snapshot {
+        fc.now += ms;
+        ++call;
+        if (call == 2 || call == 3) throw InputError("cannot connect to http://h:8000/metrics: nothing answers there");
+        if (call == 4) return snap_of("<html>oops</html>", fc.now);  // junk: a gap too
+        return snap_of(kMetrics, fc.now);
+    };
+    std::vector<std::string> notes;
+    std::ostringstream out;
+    std::atomic<bool> stop{false};
+    auto rep = run::watch("h:8000", out, {.interval_s = 0.1, .duration_s = 0.55}, stop, scrape,
+                          [&](const std::string& l) { notes.push_back(l); }, nullptr, fc.clock());
+    CHECK(call == 6);
+    CHECK(rep.samples == 3);
+    CHECK(rep.gaps == 3);
+    REQUIRE(notes.size() == 3);
+    CHECK(notes[0] == "scrape failed: cannot connect to http://h:8000/metrics: nothing answers there");
+    CHECK(notes[1] == "scrape failed 1 more time the same way");
+    CHECK(notes[2].starts_with("scrape failed: "));
+    auto lines = lines_of(out.str());
+    REQUIRE(lines.size() == 4);  // header + 3 samples
+    CHECK(Json::parse(lines[0])["engine"] == "vllm");  // told from the first good scrape
+    for (std::size_t i = 1; i < lines.size(); ++i) CHECK(Json::parse(lines[i])["running"] == 3.0);
+    // The file reads back as a series.
+    auto series = series_from_text(out.str(), "mem");
+    CHECK(series.samples.size() == 3);
+}
+
+TEST_CASE("a server that never answered still leaves a header saying what the file is", "[watch]") {
+    FakeClock fc;
+    auto scrape = [&](const std::string&) -> Snapshot {
+        fc.now += ms;
+        throw InputError("down");
+    };
+    std::ostringstream out;
+    std::atomic<bool> stop{false};
+    auto rep = run::watch("h:8000", out, {.interval_s = 0.5, .duration_s = 1.0}, stop, scrape, nullptr, nullptr,
+                          fc.clock());
+    CHECK(rep.samples == 0);
+    CHECK(rep.gaps == 2);
+    auto lines = lines_of(out.str());
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == R"({"schema": "inferlint.series/1", "url": "http://h:8000", "interval_s": 0.5})");
+}
+
+TEST_CASE("on the real clock, a 0.05 s interval stays 0.05 s however long the scrape", "[watch]") {
+    // A scrape that takes 30 ms: sleeping 50 ms after each would give 80 ms between readings.
+    std::vector<long long> starts;
+    auto scrape = [&](const std::string&) {
+        auto now = run::system_watch_clock().mono_ns();
+        starts.push_back(now);
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        return snap_of(kMetrics, now);
+    };
+    std::ostringstream out;
+    std::atomic<bool> stop{false};
+    auto rep = run::watch("h:8000", out, {.interval_s = 0.05, .duration_s = 0.6}, stop, scrape, nullptr, &vllm());
+    REQUIRE(starts.size() >= 10);
+    CHECK(rep.samples == static_cast<long long>(starts.size()));
+    std::vector<double> gaps_ms;
+    for (std::size_t i = 1; i < starts.size(); ++i) gaps_ms.push_back(static_cast<double>(starts[i] - starts[i - 1]) / 1e6);
+    std::sort(gaps_ms.begin(), gaps_ms.end());
+    CHECK(gaps_ms[gaps_ms.size() / 2] == Approx(50.0).margin(5.0));
+    // Deadlines do not drift: the last reading is due at (n-1) * 50 ms.
+    CHECK(static_cast<double>(starts.back() - starts.front()) / 1e6 ==
+          Approx(50.0 * static_cast<double>(starts.size() - 1)).margin(15.0));
+}
+
+TEST_CASE("stop ends the loop within a sleep slice", "[watch]") {
+    std::atomic<bool> stop{false};
+    std::ostringstream out;
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        stop = true;
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    auto rep = run::watch("h:8000", out, {.interval_s = 5.0}, stop,
+                          [](const std::string&) { return snap_of(kMetrics, 0); }, nullptr, &vllm());
+    stopper.join();
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(rep.samples == 1);
+    CHECK(took < 0.5);
+}

@@ -1,0 +1,297 @@
+// `vllm bench serve ...`: a load client in the manner of vLLM's: one untimed test request,
+// then N streamed completions with at most C open at once, a summary, and the result JSON.
+#include "bench.hpp"
+
+#include "engine.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+namespace sim {
+namespace {
+
+using nlohmann::ordered_json;
+
+struct Outcome {
+    bool ok = false;
+    int output_tokens = 0;
+    double start = 0, ttft = 0, latency = 0;
+    std::vector<double> itl;
+    std::vector<double> token_times;  // absolute, for the peak-throughput figure
+    std::string error;
+};
+
+struct Target {
+    std::string host;
+    int port = 8000;
+    std::string path = "/v1/completions";
+    std::string model;
+};
+
+Target target_of(const Args& a) {
+    Target t;
+    t.model = a.str("model", "");
+    t.host = a.str("host", "127.0.0.1");
+    t.port = a.integer("port", 8000);
+    t.path = a.str("endpoint", "/v1/completions");
+    if (auto base = a.find("base_url"); base && base->value) {
+        std::string b = *base->value;
+        if (auto p = b.find("://"); p != std::string::npos) b = b.substr(p + 3);
+        auto slash = b.find('/');
+        std::string hostport = b.substr(0, slash);
+        auto colon = hostport.rfind(':');
+        t.host = hostport.substr(0, colon);
+        if (colon != std::string::npos) t.port = std::atoi(hostport.c_str() + colon + 1);
+    }
+    return t;
+}
+
+// One streamed completion, timed as vLLM's client does.
+Outcome run_one(const Target& t, const std::string& served, int input_len, int output_len, bool ignore_eos) {
+    Outcome o;
+    std::string prompt;
+    for (int i = 0; i < input_len; ++i) prompt += i ? " hi" : "hi";
+    nlohmann::json body{{"model", served},   {"prompt", prompt},   {"max_tokens", output_len},
+                        {"temperature", 0.0}, {"stream", true},     {"ignore_eos", ignore_eos},
+                        {"stream_options", {{"include_usage", true}}}};
+    httplib::Client cli(t.host, t.port);
+    cli.set_connection_timeout(10);
+    cli.set_read_timeout(600);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = t.path;
+    req.body = body.dump();
+    req.headers.emplace("Content-Type", "application/json");
+    std::string buffer;
+    int chunks = 0;
+    int usage_tokens = -1;
+    double last = 0;
+    o.start = mono_s();
+    req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+        buffer.append(data, n);
+        for (auto end = buffer.find("\n\n"); end != std::string::npos; end = buffer.find("\n\n")) {
+            std::string event = buffer.substr(0, end);
+            buffer.erase(0, end + 2);
+            if (event.rfind("data: ", 0) != 0) continue;
+            std::string payload = event.substr(6);
+            if (payload == "[DONE]") continue;
+            auto doc = nlohmann::json::parse(payload, nullptr, false);
+            if (!doc.is_object()) continue;
+            if (doc.contains("error")) {
+                o.error = doc["error"].value("message", std::string("server error"));
+                continue;
+            }
+            if (auto u = doc.find("usage"); u != doc.end() && u->is_object())
+                usage_tokens = u->value("completion_tokens", 0);
+            auto ch = doc.find("choices");
+            if (ch == doc.end() || !ch->is_array() || ch->empty()) continue;
+            if ((*ch)[0].value("text", std::string()).empty()) continue;
+            double now = mono_s();
+            if (chunks == 0) o.ttft = now - o.start;
+            else o.itl.push_back(now - last);
+            o.token_times.push_back(now);
+            last = now;
+            ++chunks;
+        }
+        return true;
+    };
+    auto res = cli.send(req);
+    o.latency = mono_s() - o.start;
+    if (!res) {
+        o.error = fmt::format("connection error: {}", httplib::to_string(res.error()));
+        return o;
+    }
+    if (res->status != 200) {
+        o.error = fmt::format("HTTP {}: {}", res->status, res->body.substr(0, 200));
+        return o;
+    }
+    o.output_tokens = usage_tokens >= 0 ? usage_tokens : chunks;
+    o.ok = o.error.empty() && chunks > 0;
+    return o;
+}
+
+double mean(const std::vector<double>& v) { return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+double stdev(const std::vector<double>& v) {
+    if (v.empty()) return 0;
+    double m = mean(v), acc = 0;
+    for (double x : v) acc += (x - m) * (x - m);
+    return std::sqrt(acc / v.size());
+}
+// numpy.percentile's default (linear interpolation).
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    double pos = p / 100.0 * (v.size() - 1);
+    auto lo = static_cast<std::size_t>(std::floor(pos));
+    auto hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+void row(const char* label, const std::string& value) { std::printf("%-40s %-10s\n", label, value.c_str()); }
+
+}  // namespace
+
+int bench_main(const Args& a) {
+    const Target t = target_of(a);
+    if (t.model.empty()) usage_error("the following arguments are required: --model");
+    const std::string served = a.str("served_model_name", t.model);
+    const int n = a.integer("num_prompts", 1000);
+    const int conc = a.integer("max_concurrency", n);
+    const int in_len = a.integer("random_input_len", 1024);
+    const int out_len = a.integer("random_output_len", 128);
+    const bool ignore_eos = a.flag("ignore_eos");
+    if (n < 1 || conc < 1 || in_len < 1 || out_len < 1) usage_error("counts and lengths must be positive");
+
+    std::printf("Namespace(backend='vllm', base_url=%s, host='%s', port=%d, endpoint='%s', dataset_name='random', "
+                "max_concurrency=%d, model='%s', num_prompts=%d, request_rate=inf, random_input_len=%d, "
+                "random_output_len=%d, ignore_eos=%s)\n",
+                a.find("base_url") ? ("'" + a.str("base_url", "") + "'").c_str() : "None", t.host.c_str(), t.port,
+                t.path.c_str(), conc, t.model.c_str(), n, in_len, out_len, ignore_eos ? "True" : "False");
+    std::printf("Starting initial single prompt test run...\n");
+    std::fflush(stdout);
+    Outcome test = run_one(t, served, in_len, out_len, ignore_eos);
+    if (!test.ok) {
+        std::fprintf(stderr,
+                     "ValueError: Initial test run failed - Please make sure benchmark arguments are correctly "
+                     "specified. Error: %s\n",
+                     test.error.c_str());
+        return 1;
+    }
+    std::printf("Initial test run completed. Starting main benchmark run...\n");
+    std::printf("Traffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\n");
+    std::printf("Maximum request concurrency: %d\n", conc);
+    std::fflush(stdout);
+
+    std::vector<Outcome> outcomes(static_cast<std::size_t>(n));
+    std::atomic<int> next{0};
+    std::atomic<int> in_flight{0}, peak_in_flight{0};
+    const double t0 = mono_s();
+    {
+        std::vector<std::jthread> workers;
+        for (int w = 0; w < std::min(conc, n); ++w)
+            workers.emplace_back([&] {
+                for (int i = next++; i < n; i = next++) {
+                    int now = ++in_flight;
+                    int seen = peak_in_flight.load();
+                    while (now > seen && !peak_in_flight.compare_exchange_weak(seen, now)) {
+                    }
+                    outcomes[static_cast<std::size_t>(i)] = run_one(t, served, in_len, out_len, ignore_eos);
+                    --in_flight;
+                }
+            });
+    }
+    const double duration = mono_s() - t0;
+
+    int completed = 0;
+    long long out_tokens = 0;
+    std::vector<double> ttfts, tpots, itls, latencies;
+    std::vector<double> token_times;
+    for (const auto& o : outcomes) {
+        if (!o.ok) continue;
+        ++completed;
+        out_tokens += o.output_tokens;
+        ttfts.push_back(o.ttft * 1000);
+        if (o.output_tokens > 1) tpots.push_back((o.latency - o.ttft) / (o.output_tokens - 1) * 1000);
+        for (double x : o.itl) itls.push_back(x * 1000);
+        latencies.push_back(o.latency);
+        token_times.insert(token_times.end(), o.token_times.begin(), o.token_times.end());
+    }
+    const int failed = n - completed;
+    const long long in_tokens = static_cast<long long>(completed) * in_len;
+    double peak_tps = 0;
+    if (!token_times.empty()) {
+        std::vector<long long> per_second(static_cast<std::size_t>(duration) + 2, 0);
+        for (double x : token_times) {
+            auto b = static_cast<std::size_t>(std::max(0.0, x - t0));
+            if (b < per_second.size()) ++per_second[b];
+        }
+        peak_tps = static_cast<double>(*std::max_element(per_second.begin(), per_second.end()));
+    }
+    if (failed) std::printf("Total failed requests: %d\n", failed);
+    std::printf("============ Serving Benchmark Result ============\n");
+    row("Successful requests:", std::to_string(completed));
+    row("Failed requests:", std::to_string(failed));
+    row("Maximum request concurrency:", std::to_string(conc));
+    row("Benchmark duration (s):", fmt::format("{:.2f}", duration));
+    row("Total input tokens:", std::to_string(in_tokens));
+    row("Total generated tokens:", std::to_string(out_tokens));
+    row("Request throughput (req/s):", fmt::format("{:.2f}", completed / duration));
+    row("Output token throughput (tok/s):", fmt::format("{:.2f}", out_tokens / duration));
+    row("Peak output token throughput (tok/s):", fmt::format("{:.2f}", peak_tps));
+    row("Peak concurrent requests:", fmt::format("{:.2f}", static_cast<double>(peak_in_flight)));
+    row("Total Token throughput (tok/s):", fmt::format("{:.2f}", (in_tokens + out_tokens) / duration));
+    auto block = [](const char* title, const char* key, const std::vector<double>& v) {
+        std::printf("%s\n", fmt::format("{:-^50}", title).c_str());
+        row(fmt::format("Mean {} (ms):", key).c_str(), fmt::format("{:.2f}", mean(v)));
+        row(fmt::format("Median {} (ms):", key).c_str(), fmt::format("{:.2f}", percentile(v, 50)));
+        row(fmt::format("P99 {} (ms):", key).c_str(), fmt::format("{:.2f}", percentile(v, 99)));
+    };
+    block("Time to First Token", "TTFT", ttfts);
+    block("Time per Output Token (excl. 1st token)", "TPOT", tpots);
+    block("Inter-token Latency", "ITL", itls);
+    std::printf("==================================================\n");
+    std::fflush(stdout);
+
+    if (a.flag("save_result")) {
+        std::time_t now = std::time(nullptr);
+        std::tm tm{};
+        localtime_r(&now, &tm);
+        const std::string date = fmt::format("{:%Y%m%d-%H%M%S}", tm);
+        ordered_json r;
+        r["date"] = date;
+        r["endpoint_type"] = "openai";
+        r["backend"] = "openai";
+        r["label"] = nullptr;
+        r["model_id"] = t.model;
+        r["tokenizer_id"] = a.str("tokenizer", t.model);
+        r["num_prompts"] = n;
+        r["request_rate"] = "inf";
+        r["burstiness"] = 1.0;
+        r["max_concurrency"] = conc;
+        r["duration"] = duration;
+        r["completed"] = completed;
+        r["failed"] = failed;
+        r["total_input_tokens"] = in_tokens;
+        r["total_output_tokens"] = out_tokens;
+        r["request_throughput"] = completed / duration;
+        r["request_goodput"] = nullptr;
+        r["output_throughput"] = out_tokens / duration;
+        r["total_token_throughput"] = (in_tokens + out_tokens) / duration;
+        r["latencies"] = latencies;
+        r["max_output_tokens_per_s"] = peak_tps;
+        r["max_concurrent_requests"] = peak_in_flight.load();
+        r["rtfx"] = 0.0;
+        for (auto [key, v] : {std::pair{"ttft", &ttfts}, std::pair{"tpot", &tpots}, std::pair{"itl", &itls}}) {
+            r[fmt::format("mean_{}_ms", key)] = mean(*v);
+            r[fmt::format("median_{}_ms", key)] = percentile(*v, 50);
+            r[fmt::format("std_{}_ms", key)] = stdev(*v);
+            r[fmt::format("p99_{}_ms", key)] = percentile(*v, 99);
+        }
+        std::string base = t.model.substr(t.model.find_last_of('/') + 1);
+        std::filesystem::path dir = a.str("result_dir", ".");
+        std::string name = a.str("result_filename", fmt::format("vllm-infqps-concurrency{}-{}-{}.json", conc, base, date));
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        std::ofstream f(dir / name);
+        f << r.dump() << "\n";
+        if (!f) {
+            std::fprintf(stderr, "cannot write %s\n", (dir / name).c_str());
+            return 1;
+        }
+    }
+    return 0;
+}
+
+}  // namespace sim

@@ -1,0 +1,275 @@
+#include "http_api.hpp"
+
+#include "log.hpp"
+#include "metrics.hpp"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace sim {
+namespace {
+
+using nlohmann::json;
+
+const char* const kWords[] = {" It", " is", " sunny", " and", " warm", " today", "."};
+constexpr int kWordCount = sizeof(kWords) / sizeof(kWords[0]);
+
+std::string text_of(int from, int to) {
+    std::string t;
+    for (int i = from; i < to; ++i) t += kWords[i % kWordCount];
+    return t;
+}
+
+json error_doc(int code, const std::string& type, const std::string& message) {
+    return json{{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}}};
+}
+
+void send_json(httplib::Response& res, int status, const json& doc) {
+    res.status = status;
+    res.set_content(doc.dump(), "application/json");
+}
+
+// Prompt length in tokens: one per word of a text prompt, one per id of a token list.
+int prompt_tokens(const json& prompt) {
+    if (prompt.is_string()) {
+        const std::string& s = prompt.get_ref<const std::string&>();
+        int n = 0;
+        bool in_word = false;
+        for (char c : s) {
+            bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+            if (!space && !in_word) ++n;
+            in_word = !space;
+        }
+        return std::max(n, 1);
+    }
+    if (prompt.is_array() && !prompt.empty()) {
+        if (prompt[0].is_number_integer()) return static_cast<int>(prompt.size());
+        return prompt_tokens(prompt[0]);
+    }
+    return -1;
+}
+
+const char* status_class(int status) {
+    return status < 200 ? "1xx" : status < 300 ? "2xx" : status < 400 ? "3xx" : status < 500 ? "4xx" : "5xx";
+}
+
+const char* reason(int status) {
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "";
+    }
+}
+
+}  // namespace
+
+struct HttpApi::Impl {
+    const ServeConfig& cfg;
+    Shared& sh;
+    int pid;
+    double start_wall;
+    httplib::Server svr;
+    std::mutex http_mu;
+    HttpCounts http;
+
+    Impl(const ServeConfig& c, Shared& s, int p, double w) : cfg(c), sh(s), pid(p), start_wall(w) {}
+
+    json chunk(const std::string& id, long long created, const std::string& text, const char* finish) const {
+        json choice{{"index", 0}, {"text", text}, {"logprobs", nullptr},
+                    {"finish_reason", finish ? json(finish) : json(nullptr)}, {"stop_reason", nullptr}};
+        return json{{"id", id}, {"object", "text_completion"}, {"created", created}, {"model", cfg.served_name},
+                    {"choices", json::array({choice})}, {"usage", nullptr}};
+    }
+
+    void completions(const httplib::Request& req, httplib::Response& res) {
+        json body = json::parse(req.body, nullptr, false);
+        if (!body.is_object())
+            return send_json(res, 400, error_doc(400, "BadRequestError", "the request body is not a JSON object"));
+        std::string model = body.value("model", std::string());
+        if (!model.empty() && model != cfg.served_name && model != cfg.model)
+            return send_json(res, 404,
+                             error_doc(404, "NotFoundError", fmt::format("The model `{}` does not exist.", model)));
+        int prompt = prompt_tokens(body.value("prompt", json()));
+        if (prompt < 0) return send_json(res, 400, error_doc(400, "BadRequestError", "prompt must be given"));
+        int max_tokens = body.value("max_tokens", 16);
+        if (max_tokens < 1) return send_json(res, 400, error_doc(400, "BadRequestError", "max_tokens must be at least 1"));
+        const bool stream = body.value("stream", false);
+        bool include_usage = false;
+        if (auto so = body.find("stream_options"); so != body.end() && so->is_object())
+            include_usage = so->value("include_usage", false);
+
+        int slot = -1;
+        {
+            Lock l(sh);
+            if (sh.core_dead)
+                return send_json(res, 500, error_doc(500, "InternalServerError",
+                                                     "EngineCore encountered an issue. See stack trace (above) for "
+                                                     "the root cause."));
+            ++sh.completions_seen;
+            if (sh.cfg.crash_on_request > 0 && sh.completions_seen == sh.cfg.crash_on_request) {
+                sh.crash_now = true;
+                pthread_cond_signal(&sh.work);
+            }
+            Admit a = submit(sh, prompt, max_tokens, mono_s(), &slot);
+            if (a == Admit::too_long)
+                return send_json(
+                    res, 400,
+                    error_doc(400, "BadRequestError",
+                              fmt::format("This model's maximum context length is {} tokens. However, you requested "
+                                          "{} tokens ({} in the messages, {} in the completion). Please reduce the "
+                                          "length of the messages or completion.",
+                                          cfg.max_model_len, prompt + max_tokens, prompt, max_tokens)));
+            if (a == Admit::queue_full)
+                return send_json(res, 503, error_doc(503, "ServiceUnavailableError",
+                                                     "The server is overloaded: too many requests are waiting."));
+        }
+        const std::string id = fmt::format("cmpl-sim{:08x}", static_cast<unsigned>(slot * 7919 + pid));
+        const auto created = static_cast<long long>(wall_s());
+        if (stream) return stream_answer(res, slot, id, created, prompt, include_usage);
+
+        Lock l(sh);
+        for (;;) {
+            Slot& r = sh.slots[slot];
+            if (r.state == SlotState::done) {
+                json doc = chunk(id, created, text_of(0, r.generated), "length");
+                doc["usage"] = {{"prompt_tokens", prompt}, {"total_tokens", prompt + r.generated},
+                                {"completion_tokens", r.generated}};
+                release(sh, slot, mono_s());
+                return send_json(res, 200, doc);
+            }
+            if (sh.core_dead) {
+                release(sh, slot, mono_s());
+                return send_json(res, 500, error_doc(500, "InternalServerError",
+                                                     "EngineCore encountered an issue. See stack trace (above) for "
+                                                     "the root cause."));
+            }
+            wait_for(sh, sh.progress, 0.1);
+        }
+    }
+
+    void stream_answer(httplib::Response& res, int slot, const std::string& id, long long created, int prompt,
+                       bool include_usage) {
+        auto sent = std::make_shared<int>(0);
+        res.status = 200;
+        res.set_chunked_content_provider(
+            "text/event-stream",
+            [this, slot, id, created, prompt, include_usage, sent](size_t, httplib::DataSink& sink) {
+                int generated = 0;
+                bool done = false, dead = false;
+                {
+                    Lock l(sh);
+                    for (;;) {
+                        const Slot& r = sh.slots[slot];
+                        generated = r.generated;
+                        done = r.state == SlotState::done;
+                        dead = sh.core_dead;
+                        if (generated > *sent || done || dead) break;
+                        wait_for(sh, sh.progress, 0.1);
+                        if (!sink.is_writable()) return false;
+                    }
+                }
+                std::string out;
+                for (; *sent < generated; ++*sent)
+                    out += "data: " + chunk(id, created, text_of(*sent, *sent + 1), nullptr).dump() + "\n\n";
+                if (done) {
+                    out += "data: " + chunk(id, created, "", "length").dump() + "\n\n";
+                    if (include_usage) {
+                        json u = chunk(id, created, "", nullptr);
+                        u["choices"] = json::array();
+                        u["usage"] = {{"prompt_tokens", prompt}, {"total_tokens", prompt + generated},
+                                      {"completion_tokens", generated}};
+                        out += "data: " + u.dump() + "\n\n";
+                    }
+                } else if (dead) {
+                    out += "data: " + error_doc(500, "InternalServerError", "EngineCore encountered an issue.").dump() +
+                           "\n\n";
+                }
+                if (!out.empty() && !sink.write(out.data(), out.size())) return false;
+                if (done || dead) {
+                    const std::string tail = "data: [DONE]\n\n";
+                    sink.write(tail.data(), tail.size());
+                    sink.done();
+                }
+                return true;
+            },
+            [this, slot](bool) {
+                Lock l(sh);
+                release(sh, slot, mono_s());
+            });
+    }
+
+    void routes() {
+        svr.new_task_queue = [] { return new httplib::ThreadPool(512); };
+        svr.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+            Lock l(sh);
+            res.status = sh.core_dead ? 503 : 200;
+        });
+        svr.Get("/version", [](const httplib::Request&, httplib::Response& res) {
+            send_json(res, 200, json{{"version", "0.30.0"}});
+        });
+        svr.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+            json m{{"id", cfg.served_name}, {"object", "model"}, {"created", static_cast<long long>(start_wall)},
+                   {"owned_by", "vllm"}, {"root", cfg.model}, {"parent", nullptr}, {"max_model_len", cfg.max_model_len}};
+            send_json(res, 200, json{{"object", "list"}, {"data", json::array({m})}});
+        });
+        svr.Post("/v1/completions",
+                 [this](const httplib::Request& req, httplib::Response& res) { completions(req, res); });
+        svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+            if (cfg.metrics_delay_s > 0)
+                std::this_thread::sleep_for(std::chrono::duration<double>(cfg.metrics_delay_s));
+            HttpCounts counts;
+            {
+                std::lock_guard g(http_mu);
+                counts = http;
+            }
+            MetricsContext ctx{cfg.served_name, cfg.gpu_memory_utilization, start_wall, &counts};
+            std::string text;
+            {
+                Lock l(sh);
+                text = metrics_text(sh, ctx);
+            }
+            res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
+        });
+        svr.Get("/sim/state", [this](const httplib::Request&, httplib::Response& res) {
+            Lock l(sh);
+            res.set_content(state_json(sh), "application/json");
+        });
+        svr.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+            log_plain("APIServer", pid,
+                      fmt::format("INFO:     {}:{} - \"{} {} HTTP/1.1\" {} {}", req.remote_addr, req.remote_port,
+                                  req.method, req.path, res.status, reason(res.status)));
+            if (req.path == "/metrics" || req.path == "/sim/state") return;  // as vLLM, which excludes /metrics
+            std::lock_guard g(http_mu);
+            HttpCounts::Key k{req.path, req.method, status_class(res.status)};
+            if (!http.requests.count(k)) http.created[k] = wall_s();
+            ++http.requests[k];
+        });
+    }
+};
+
+HttpApi::HttpApi(const ServeConfig& cfg, Shared& shared, int pid, double start_wall)
+    : impl_(std::make_unique<Impl>(cfg, shared, pid, start_wall)) {
+    impl_->routes();
+}
+
+HttpApi::~HttpApi() = default;
+
+int HttpApi::bind() {
+    // Only ever the loopback interface: the simulator is for tests on this machine.
+    if (impl_->cfg.port == 0) return impl_->svr.bind_to_any_port("127.0.0.1");
+    return impl_->svr.bind_to_port("127.0.0.1", impl_->cfg.port) ? impl_->cfg.port : -1;
+}
+
+void HttpApi::listen() { impl_->svr.listen_after_bind(); }
+
+void HttpApi::stop() { impl_->svr.stop(); }
+
+}  // namespace sim

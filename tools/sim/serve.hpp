@@ -1,0 +1,48 @@
+// `vllm serve MODEL ...`: the simulated server (see README.md for every option).
+#pragma once
+
+#include "args.hpp"
+
+#include <string>
+#include <vector>
+
+namespace sim {
+
+struct ServeConfig {
+    std::string model;
+    std::string served_name;
+    std::string host = "127.0.0.1";
+    int port = 8000;  // 0: any free port (the boot log says which)
+    int max_num_seqs = 256;
+    int max_model_len = 16384;
+    int num_gpu_blocks = 2022;
+    int block_size = 16;
+    int max_queued = 0;  // 0: no limit beyond the simulator's slots
+    double gpu_memory_utilization = 0.9;
+    bool enforce_eager = false;
+    // Simulation: time runs `time_scale` times faster than the model's own figures.
+    double time_scale = 1.0;
+    double min_step_ms = 20.0;
+    double tokens_per_s = 1400.0;
+    double prefill_tokens_per_s = 20000.0;
+    double boot_s = 1.0;
+    // Failure modes.
+    std::string fail_boot;        // "", "oom", "kv"
+    int crash_on_request = 0;     // the engine dies when this completion arrives
+    double die_after_s = 0;       // the whole server is killed this long after it is ready
+    double metrics_delay_s = 0;   // /metrics answers this late
+    double dead_linger_s = 1.0;   // after the engine dies, the API server exits this much later
+    double orphan_linger_s = 60;  // an EngineCore whose parent was killed lives this long
+    double log_interval_s = 10;   // the "Engine 000: Avg prompt throughput" line
+    // "non-default args: {...}" as vLLM prints it.
+    std::string non_default_args;
+};
+
+ServeConfig serve_config(const Args& args);
+
+// Runs the server until SIGTERM/SIGINT (exit 0) or a simulated failure (exit 1).
+// argv_area/argv_bytes: the process's argv memory, which the EngineCore child rewrites
+// to carry its name.
+int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes);
+
+}  // namespace sim
