@@ -104,12 +104,15 @@ int run_report(Opts o, const Common& common) {
         if (other_engine(common, e, what)) return 2;
     if (!common.engine && engines_disagree(found)) return 2;
     bool any_named = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first != nullptr; });
-    if (!found.empty() && !any_named) note_unknown(common, nullptr, "none of the inputs");
+    if (!found.empty() && !any_named && !common.engine)
+        std::cerr << fmt::format("note: none of the inputs says which engine wrote it; read as vLLM's (--engine or "
+                                 "{} names it)\n",
+                                 kEngineEnvVar);
 
     if (!o.bench_result.empty()) in.bench = load_bench_result(o.bench_result);
     if (in.bench && in.before && in.after) {
         long long untimed = load_log ? untimed_requests_in(*load_log) : 0;
-        in.extra.push_back(check_client_server_agree(*in.bench, *in.before, *in.after, untimed));
+        in.extra.push_back(checks::check_client_server_agree(*in.bench, *in.before, *in.after, untimed));
     }
     if (o.requested) in.requested = o.requested;
     else if (in.bench && in.bench->max_concurrency) in.requested = in.bench->max_concurrency;

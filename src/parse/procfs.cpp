@@ -1,5 +1,6 @@
 #include "inferlint/parse/procfs.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <fcntl.h>
@@ -133,6 +134,8 @@ std::vector<Proc> list_processes(const fs::path& proc_root) {
         if (!all_digits(name) || !parse_int(std::string_view(name), pid)) continue;
         if (auto p = read_process(proc_root, pid)) out.push_back(std::move(*p));
     }
+    // Directory order is the filesystem's; the real /proc lists by pid, so every tree does.
+    std::sort(out.begin(), out.end(), [](const Proc& a, const Proc& b) { return a.pid < b.pid; });
     return out;
 }
 

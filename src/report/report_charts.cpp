@@ -123,6 +123,14 @@ std::vector<T> pick(const std::vector<T>& v, const std::vector<std::size_t>& idx
 
 std::string whole(double v) { return grouped(v, 0); }
 
+// At most 18 characters' worth of bytes, cut before a whole UTF-8 character, with an ellipsis.
+std::string short_label(const std::string& n) {
+    if (n.size() <= 18) return n;
+    std::size_t cut = 17;
+    while (cut > 0 && (static_cast<unsigned char>(n[cut]) & 0xC0) == 0x80) --cut;
+    return fmt::format("{}\u2026", std::string_view(n).substr(0, cut));
+}
+
 }  // namespace
 
 std::string run_charts(const Report& rep) {
@@ -341,7 +349,7 @@ std::string pools_chart(const Report& rep) {
     svg::BarChart c;
     std::vector<std::vector<std::string>> rows;
     for (const auto& [n, p] : pooled) {
-        std::string shown = n.size() <= 18 ? n : n.substr(0, 17) + "\u2026";
+        std::string shown = short_label(n);
         c.bars.push_back({shown, double(p), fmt::format("{}: {} tokens", n, grouped(double(p)))});
         rows.push_back({n, grouped(double(p))});
     }

@@ -149,14 +149,31 @@ constexpr std::array<std::string_view, 15> kSglangSettings{
     "max_running_requests", "max_total_tokens", "mem_fraction_static", "page_size", "schedule_policy",
     "speculative_algorithm"};
 
-// A value as Python's str() shows it, for settings lines.
-std::string py_str(const Json& v) {
-    if (v.is_string()) return v.get<std::string>();
+// A value as Python's repr() shows it: lists and dicts in settings lines read as the log wrote them.
+std::string py_repr(const Json& v) {
+    if (v.is_string()) {
+        std::string out = "'";
+        for (char c : v.get<std::string>()) out += c == '\'' ? std::string("\\'") : std::string(1, c);
+        return out + "'";
+    }
     if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
     if (v.is_null()) return "None";
     if (v.is_number_float()) return py_float(v.get<double>());
-    return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (v.is_array()) {
+        std::string out;
+        for (const auto& x : v) out += (out.empty() ? "" : ", ") + py_repr(x);
+        return "[" + out + "]";
+    }
+    if (v.is_object()) {
+        std::string out;
+        for (const auto& [k, x] : v.items()) out += (out.empty() ? "" : ", ") + py_repr(Json(k)) + ": " + py_repr(x);
+        return "{" + out + "}";
+    }
+    return v.dump();
 }
+
+// A value as Python's str() shows it.
+std::string py_str(const Json& v) { return v.is_string() ? v.get<std::string>() : py_repr(v); }
 
 std::string settings_text(const parse::BootFacts& f) {
     std::vector<std::pair<std::string, std::string>> kv;

@@ -2,6 +2,9 @@
 
 #include "support.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <regex>
 #include <sstream>
 

@@ -2,11 +2,13 @@
 
 #include "inferlint/util/files.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <set>
 #include <unistd.h>
@@ -266,4 +268,28 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
     CHECK_FALSE(has(console, "Uncaught"));
     CHECK_FALSE(has(console, "Refused to"));
     CHECK_FALSE(has(console, ":ERROR:CONSOLE"));
+}
+
+TEST_CASE("report: the simulator's recordings give the figures the simulator knows", "[report][cli]") {
+    fs::path sim = testsupport::own_fixtures() / "vllm-sim";
+    json truth = json::parse(inferlint::util::read_file(sim / "preempted/truth.json"));
+    fs::path out = scratch("sim") / "r.html";
+    auto r = testsupport::run_cli({"report", (sim / "preempted").string(), "-o", out.string(), "--json"});
+    CHECK(r.rc == 0);
+    json results = json::parse(r.out);
+    std::map<std::string, json> by;
+    for (const auto& x : results) by[x["tripwire"]] = x;
+    REQUIRE(by.count("T1"));
+    CHECK(by["T1"]["status"] == "fail");
+    CHECK(by["T1"]["evidence"]["preemptions"].get<double>() == truth["preemptions"].get<double>());
+    CHECK(by["T14"]["evidence"]["inferred_usable_blocks"] == truth["usable_blocks"]);
+    CHECK(by["T8"]["evidence"]["peak_running"].get<double>() == truth["peak_running"].get<double>());
+    CHECK(by["T15"]["status"] == "pass");
+    std::string html = inferlint::util::read_file(out);
+    CHECK(has(html, "<div class=\"tile-value\">22</div>"));
+    CHECK(has(html, fmt::format("<div class=\"tile-value\">{} of 16</div>", truth["peak_running"].get<int>())));
+    auto healthy = testsupport::run_cli({"report", (sim / "healthy").string(), "-o", out.string()});
+    CHECK(healthy.rc == 0);
+    CHECK(has(healthy.out, "The KV cache held the whole load."));
+    CHECK_FALSE(has(healthy.out, "TRIPWIRE-FAILED"));
 }

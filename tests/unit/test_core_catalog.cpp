@@ -2,6 +2,8 @@
 
 #include "support.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <set>

@@ -53,7 +53,6 @@ struct MockServer {
         });
         port = svr.bind_to_any_port("127.0.0.1");
         th = std::thread([this] { svr.listen_after_bind(); });
-        svr.wait_until_ready();
     }
     std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
     ~MockServer() {

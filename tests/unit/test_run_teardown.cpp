@@ -147,8 +147,9 @@ TEST_CASE("teardown: server processes are told by argv, not by substring", "[tea
         {{}, "kthreadd", std::nullopt},
     };
     for (const auto& c : cases) {
-        INFO("argv: " << Proc{1, 0, c.argv, c.comm}.cmdline() << " comm: " << c.comm);
-        CHECK(run::server_engine(Proc{1, 0, c.argv, c.comm}) == c.engine);
+        const Proc p{1, 0, c.argv, c.comm};
+        INFO("argv: " << p.cmdline() << " comm: " << c.comm);
+        CHECK(run::server_engine(p) == c.engine);
     }
 }
 

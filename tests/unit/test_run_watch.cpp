@@ -151,10 +151,10 @@ TEST_CASE("on the real clock, a 0.05 s interval stays 0.05 s however long the sc
     std::vector<double> gaps_ms;
     for (std::size_t i = 1; i < starts.size(); ++i) gaps_ms.push_back(static_cast<double>(starts[i] - starts[i - 1]) / 1e6);
     std::sort(gaps_ms.begin(), gaps_ms.end());
-    CHECK(gaps_ms[gaps_ms.size() / 2] == Approx(50.0).margin(5.0));
+    CHECK(gaps_ms[gaps_ms.size() / 2] == Approx(50.0).margin(15.0));  // sleep-after-scrape would give 80
     // Deadlines do not drift: the last reading is due at (n-1) * 50 ms.
     CHECK(static_cast<double>(starts.back() - starts.front()) / 1e6 ==
-          Approx(50.0 * static_cast<double>(starts.size() - 1)).margin(15.0));
+          Approx(50.0 * static_cast<double>(starts.size() - 1)).margin(40.0));
 }
 
 TEST_CASE("stop ends the loop within a sleep slice", "[watch]") {

@@ -267,7 +267,8 @@ TEST_CASE("xray on the simulator: a configuration with room for the load passes"
     INFO(r.text());
     for (const auto& res : r.outcome.results) {
         INFO(res.tripwire << ": " << res.message);
-        CHECK((res.status == Status::pass || res.status == Status::not_applicable));
+        CHECK(res.status != Status::fail);
+        CHECK(res.status != Status::unknown);
     }
     REQUIRE(r.find("T8"));
     REQUIRE(r.find("T15"));
@@ -485,6 +486,13 @@ TEST_CASE("xray --url: attached to a running server, it starts and stops nothing
                                             .output = util::OutputTo::file,
                                             .output_file = sb.dir / "own-boot.log"});
     REQUIRE(child.started());
+    // Stopped however the test ends.
+    struct KillOnExit {
+        int pid;
+        ~KillOnExit() {
+            if (!util::poll_exit(pid)) ::killpg(pid, SIGKILL), util::wait_exit(pid, 5);
+        }
+    } guard{child.pid};
     const std::string url = fmt::format("http://127.0.0.1:{}", port);
     auto t0 = std::chrono::steady_clock::now();
     while (since(t0) < 20 && !answers(url)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
