@@ -14,13 +14,17 @@ namespace inferlint {
 namespace {
 
 // Python's json writes NaN and +-Infinity bare, which strict JSON (and nlohmann) refuses.
-// Outside strings they are rewritten: infinities as numbers that overflow to +-inf when
-// read, NaN as null (a latency that could not be measured is absent, not a number).
+// Outside strings they are rewritten: infinities as marker strings that number() reads
+// back (nlohmann refuses a number that overflows), NaN as null (a latency that could not
+// be measured is absent, not a number).
+constexpr std::string_view kInfinity = "inferlint:+Infinity";
+constexpr std::string_view kMinusInfinity = "inferlint:-Infinity";
+
 std::string accept_nonfinite(std::string_view text) {
     if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos)
         return std::string(text);
     std::string out;
-    out.reserve(text.size() + 16);
+    out.reserve(text.size() + 64);
     bool in_string = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
@@ -35,8 +39,11 @@ std::string accept_nonfinite(std::string_view text) {
             out += "null";
             i += 2;
         } else if (text.compare(i, 8, "Infinity") == 0) {
-            out += "1e999";
+            out += fmt::format("\"{}\"", kInfinity);
             i += 7;
+        } else if (text.compare(i, 9, "-Infinity") == 0) {
+            out += fmt::format("\"{}\"", kMinusInfinity);
+            i += 8;
         } else {
             out += c;
         }
@@ -44,11 +51,20 @@ std::string accept_nonfinite(std::string_view text) {
     return out;
 }
 
+std::optional<double> infinity_marker(const Json& v) {
+    if (!v.is_string()) return std::nullopt;
+    const auto& s = v.get_ref<const std::string&>();
+    if (s == kInfinity) return std::numeric_limits<double>::infinity();
+    if (s == kMinusInfinity) return -std::numeric_limits<double>::infinity();
+    return std::nullopt;
+}
+
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at " tag,
 // kept to one short line (a 50 MB unterminated string must not end up in it).
 std::string parse_problem(const std::exception& e) {
     std::string_view what = e.what();
     if (auto at = what.find("parse error at "); at != std::string_view::npos) what.remove_prefix(at + 15);
+    else if (auto num = what.find("number overflow"); num != std::string_view::npos) what.remove_prefix(num);
     else if (auto tag = what.find("] "); tag != std::string_view::npos) what.remove_prefix(tag + 2);
     std::string msg(what.substr(0, 200));
     if (what.size() > 200) msg += "...";
@@ -68,6 +84,7 @@ const char* json_type(const Json& v) {
 std::optional<double> number(const Json& doc, const char* key, const std::string& path) {
     auto it = doc.find(key);
     if (it == doc.end() || it->is_null()) return std::nullopt;
+    if (auto inf = infinity_marker(*it)) return inf;
     if (!it->is_number())
         throw InputError(fmt::format("{}: \"{}\" is {}, expected a number", path, key, json_type(*it)));
     return it->get<double>();
@@ -85,6 +102,8 @@ std::optional<long long> count(const Json& doc, const char* key, const std::stri
         double d = it->get<double>();
         // Python's int() truncates toward zero; it refuses what is not finite.
         if (std::isfinite(d) && std::fabs(d) < 9.2e18) return static_cast<long long>(d);
+    } else if (infinity_marker(*it)) {
+        throw InputError(fmt::format("{}: \"{}\" is infinite, not a count", path, key));
     } else {
         throw InputError(fmt::format("{}: \"{}\" is {}, expected a count", path, key, json_type(*it)));
     }
@@ -137,7 +156,7 @@ BenchResult parse_bench_result(std::string_view raw, const std::string& source) 
     Json doc;
     try {
         doc = Json::parse(text);
-    } catch (const Json::parse_error& whole) {
+    } catch (const Json::exception& whole) {
         // JSON lines, one per run (SGLang's client appends): the last one is the latest run.
         std::size_t end = text.find_last_not_of(" \t\r\n") + 1;
         std::size_t begin = text.rfind('\n', end - 1);
@@ -153,7 +172,7 @@ BenchResult parse_bench_result(std::string_view raw, const std::string& source) 
         if (first.is_object()) refuse_inferlint_file(first, source);
         try {
             doc = Json::parse(std::string_view(text).substr(begin, end - begin));
-        } catch (const Json::parse_error& last) {
+        } catch (const Json::exception& last) {
             // A pretty-printed document cut short also lands here; say which it was.
             bool lines = Json::accept(std::string_view(text).substr(0, first_end));
             if (lines)

@@ -55,7 +55,10 @@ private:
 LoadRun run_load(const std::vector<std::string>& argv, const fs::path& log, const Say& say, double grace_s) {
     LoadRun res;
     std::ofstream file(log, std::ios::out | std::ios::trunc | std::ios::binary);
-    auto child = util::spawn_process(argv, {.group = util::ProcessGroup::own_group, .output = util::OutputTo::pipe});
+    // Python clients (all three engines' are) buffer a pipe's output; this shows it as it comes.
+    auto child = util::spawn_process(argv, {.group = util::ProcessGroup::own_group,
+                                            .output = util::OutputTo::pipe,
+                                            .extra_env = {"PYTHONUNBUFFERED=1"}});
     if (!child.started()) {
         res.error = child.error;
         file << child.error << "\n";

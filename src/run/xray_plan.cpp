@@ -32,6 +32,13 @@ std::string path_text(const fs::path& p) {
     return s.empty() ? "." : s;
 }
 
+// On PATH, or at the path given, and executable.
+bool program_exists(const std::string& name) {
+    const std::string exe = util::find_program(name);
+    std::error_code ec;
+    return !exe.empty() && fs::is_regular_file(exe, ec) && ::access(exe.c_str(), X_OK) == 0;
+}
+
 }  // namespace
 
 std::optional<std::string> flag_value(const std::vector<std::string>& cmd, std::string_view flag) {
@@ -115,7 +122,7 @@ Plan checked(Plan plan) {
         throw InputError(
             "xray needs the load command after --, e.g. -- vllm bench serve ..., or the engine's own benchmark "
             "client");
-    if (util::find_program(plan.load[0]).empty())
+    if (!program_exists(plan.load[0]))
         throw InputError(fmt::format("the load command {}: not found", plan.load[0]));
     if (plan.serve) {
         auto argv = shell_split(*plan.serve);
@@ -130,7 +137,7 @@ Plan checked(Plan plan) {
         if (plan.engine && plan.engine != started)
             throw InputError(fmt::format("the engine named is {}, but the --serve command starts {}'s server",
                                          plan.engine->name, started->name));
-        if (util::find_program((*argv)[0]).empty())
+        if (!program_exists((*argv)[0]))
             throw InputError(fmt::format("--serve: {}: not found", (*argv)[0]));
         std::error_code ec;
         if (!fs::is_directory(run::proc_root(), ec))

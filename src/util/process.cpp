@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -33,8 +34,8 @@ int status_of(int status) {
 }
 
 // In the child, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const char* exe, char* const* argv, ProcessGroup group, int in_fd, int out_fd,
-                             int report_fd) {
+[[noreturn]] void exec_child(const char* exe, char* const* argv, char* const* envp, ProcessGroup group, int in_fd,
+                             int out_fd, int report_fd) {
     if (group == ProcessGroup::new_session) ::setsid();
     if (group == ProcessGroup::own_group) ::setpgid(0, 0);
     sigset_t none;
@@ -47,7 +48,7 @@ int status_of(int status) {
         ::dup2(out_fd, 1);
         ::dup2(out_fd, 2);
     }
-    ::execv(exe, argv);
+    ::execve(exe, argv, envp);
     int err = errno;
     ssize_t n = ::write(report_fd, &err, sizeof err);
     (void)n;
@@ -71,6 +72,18 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
     std::vector<char*> cargv;
     for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
     cargv.push_back(nullptr);
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string_view entry(*e);
+        const auto name = entry.substr(0, entry.find('=') + 1);
+        bool replaced = false;
+        for (const auto& extra : options.extra_env) replaced |= std::string_view(extra).starts_with(name);
+        if (!replaced) env.emplace_back(entry);
+    }
+    env.insert(env.end(), options.extra_env.begin(), options.extra_env.end());
+    std::vector<char*> cenv;
+    for (auto& e : env) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
 
     int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out_fd = -1;
@@ -94,7 +107,7 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
 
     const pid_t pid = ::fork();
     if (pid < 0) return fail(fmt::format("{}: fork failed ({})", argv[0], std::strerror(errno)));
-    if (pid == 0) exec_child(exe.c_str(), cargv.data(), options.group, in_fd, out_fd, report[1]);
+    if (pid == 0) exec_child(exe.c_str(), cargv.data(), cenv.data(), options.group, in_fd, out_fd, report[1]);
 
     close_quietly(report[1]);
     close_quietly(in_fd);

@@ -42,7 +42,7 @@ TEST_CASE("check-log and boot-facts: bad input exits 2 with one line", "[cli_che
     { std::ofstream(empty.string()); }
     auto junk = scratch("junk.log");
     { std::ofstream(junk.string(), std::ios::binary) << std::string("\0\1\2\3binary", 10); }
-    for (const std::string& cmd : {"check-log", "boot-facts"}) {
+    for (const std::string cmd : {"check-log", "boot-facts"}) {
         for (const std::string& bad : {scratch("missing.log").string(), empty.string(), junk.string(),
                                        scratch("").parent_path().string()}) {
             INFO(cmd << " " << bad);

@@ -197,13 +197,15 @@ TEST_CASE("xray on the simulator: a run set up to preempt fails T1 and T8, match
                            "--sim-time-scale 4");
     plan.load = bench_cmd(sb, port, 16, 16, 64, 200);
     plan.interval_s = 0.01;
-    Json truth;
+    Json truth, truth_before;  // the simulator's own account, before the load and after it
     auto r = run_xray(plan, [&](xray::Stage s) {
-        if (s == xray::Stage::checks)
-            truth = Json::parse(util::get_text(fmt::format("http://127.0.0.1:{}/sim/state", port)));
+        const std::string state = fmt::format("http://127.0.0.1:{}/sim/state", port);
+        if (s == xray::Stage::load) truth_before = Json::parse(util::get_text(state));
+        if (s == xray::Stage::checks) truth = Json::parse(util::get_text(state));
     });
     INFO(r.text());
     REQUIRE(truth.is_object());
+    REQUIRE(truth_before.is_object());
     const fs::path out = sb.out();
     for (const char* f : {"boot.log", "before.snapshot.json", "after.snapshot.json", "run.series.jsonl", "load.log",
                           "bench.json", "report.html", "results.json"})
@@ -215,6 +217,7 @@ TEST_CASE("xray on the simulator: a run set up to preempt fails T1 and T8, match
     REQUIRE(r.find("T1"));
     CHECK(r.find("T1")->status == Status::fail);
     CHECK(truth["preemptions"].get<int>() > 0);
+    CHECK(truth_before["preemptions"] == 0);  // the probe's nine requests fit
     CHECK(r.find("T1")->evidence["preemptions"] == truth["preemptions"].get<double>());
     REQUIRE(r.find("T8"));
     CHECK(r.find("T8")->status == Status::fail);
@@ -225,8 +228,9 @@ TEST_CASE("xray on the simulator: a run set up to preempt fails T1 and T8, match
     CHECK(r.find("T14")->evidence["inferred_usable_blocks"] == truth["usable_blocks"]);
     CHECK(truth["usable_blocks"] == 64);
     REQUIRE(r.find("T10"));
-    CHECK(r.find("T10")->evidence["tokens"] == truth["generation_tokens"].get<double>());
-    CHECK(truth["generation_tokens"] == 17 * 200);  // the untimed test request's included
+    const double generated = truth["generation_tokens"].get<double>() - truth_before["generation_tokens"].get<double>();
+    CHECK(r.find("T10")->evidence["tokens"] == generated);
+    CHECK(generated == 17 * 200);  // the untimed test request's included
     // T15: the client's 16 and its test request are the server's 17.
     REQUIRE(r.find("T15"));
     CHECK(r.find("T15")->status == Status::pass);
@@ -260,7 +264,7 @@ TEST_CASE("xray on the simulator: a configuration with room for the load passes"
     const int port = free_port();
     xray::Plan plan;
     plan.out = sb.out();
-    plan.serve = serve_cmd(sb, port, "--num-gpu-blocks 401 --sim-time-scale 2");
+    plan.serve = serve_cmd(sb, port, "--num-gpu-blocks 401 --max-model-len 2048 --sim-time-scale 2");
     plan.load = bench_cmd(sb, port, 24, 8, 100, 96);
     plan.interval_s = 0.01;
     auto r = run_xray(plan);
@@ -289,23 +293,28 @@ TEST_CASE("xray on the simulator: other traffic during the load fails T15", "[xr
     plan.load = bench_cmd(sb, port, 8, 4, 16, 64);
     plan.probe = false;
     std::thread other;
+    int answered = 0;
     auto r = run_xray(plan, [&](xray::Stage s) {
         if (s != xray::Stage::load) return;
-        // A second client, once the benchmark is under way: three requests of its own.
+        // A second client, once the benchmark runs several requests at once (its test
+        // request runs alone): three requests of its own.
         other = std::thread([&] {
-            auto t0 = std::chrono::steady_clock::now();
-            while (since(t0) < 20) {
-                std::string log = util::read_file(sb.out() / "load.log", util::AllowEmpty::yes);
-                if (log.find("Starting main benchmark run") != std::string::npos) break;
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            const std::string base = fmt::format("http://127.0.0.1:{}", port);
+            try {
+                auto t0 = std::chrono::steady_clock::now();
+                while (since(t0) < 20 && Json::parse(util::get_text(base + "/sim/state"))["running"] < 2)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                for (int i = 0; i < 3; ++i)
+                    answered += util::http_post_json(base + "/v1/completions",
+                                                     R"({"model": "sim/Qwen3-8B", "prompt": "a b c", "max_tokens": 4})")
+                                    .status == 200;
+            } catch (const std::exception&) {
             }
-            for (int i = 0; i < 3; ++i)
-                util::http_post_json(fmt::format("http://127.0.0.1:{}/v1/completions", port),
-                                     R"({"model": "sim/Qwen3-8B", "prompt": "a b c", "max_tokens": 4})");
         });
     });
     if (other.joinable()) other.join();
     INFO(r.text());
+    REQUIRE(answered == 3);
     REQUIRE(r.find("T15"));
     CHECK(r.find("T15")->status == Status::fail);
     CHECK_THAT(r.find("T15")->message, Contains("the server finished 3 more requests than the load tool sent"));

@@ -26,6 +26,7 @@ struct SpawnOptions {
     ProcessGroup group = ProcessGroup::inherit;
     OutputTo output = OutputTo::inherit;
     std::filesystem::path output_file;
+    std::vector<std::string> extra_env;  // "NAME=value", set (or replaced) in the child's environment
 };
 
 struct Spawned {
