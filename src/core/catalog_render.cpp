@@ -93,6 +93,13 @@ std::vector<std::string> wrap_paragraph(std::string_view text, std::size_t width
 
 std::string explain_text(const Tripwire& t, const Engine* only, std::size_t width) {
     std::string out = fmt::format("{}  {}  ({})\n", t.id, t.name, t.slug);
+    if (out.size() - 1 > width) {  // a narrow terminal: the name wrapped under its code, then the slug
+        auto name = wrap_paragraph(t.name, width, "     ");
+        name[0].replace(0, 5, fmt::format("{:<5}", t.id));
+        out.clear();
+        for (const auto& line : name) out += line + "\n";
+        out += fmt::format("    ({})\n", t.slug);
+    }
     std::vector<std::string> paragraphs{std::string(t.what), "Why it matters: " + std::string(t.why)};
     for (const Engine* e : all_engines()) {
         if (t.note(e->id).empty() || (only && only->id != e->id)) continue;

@@ -62,8 +62,9 @@ TEST_CASE("T14: a recording and a snapshot from different boots fail", "[series]
 TEST_CASE("T14: one reading off the block grid makes the count unknown, never a guess", "[series][T14]") {
     REQUIRE_REFERENCE(root);
     auto dir = root / "vllm-0.28" / "series";
-    // a reading that is no multiple of 1/44
-    auto s = mutated(dir / "blocks.series.jsonl", R"("kv_usage": 0\.[0-9]+)", R"("kv_usage": 0.123456789)");
+    // sqrt(2)/2: no fraction with a denominator up to 65536 fits it together with 1/44
+    // (0.123456789 would not do: it is 10/81 to within the tolerance, and 44 and 81 fit)
+    auto s = mutated(dir / "blocks.series.jsonl", R"("kv_usage": 0\.[0-9]+)", R"("kv_usage": 0.70710678)");
     auto r = check_null_block(s, load_snapshot(dir / "blocks_snapshot.prom"));
     CHECK(r.status == Status::unknown);
     CHECK(r.evidence["inferred_usable_blocks"].is_null());
