@@ -18,7 +18,7 @@ build: bootstrap $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DINFERLINT_SANITIZE=ON
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DINFERLINT_SANITIZE=ON
 
 build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -27,8 +27,8 @@ demo: build
 	./scripts/demo $(BUILD)
 
 test: build build-asan
-	cd $(BUILD) && ctest --output-on-failure
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 	@if [ -d ../shared/reference/golden ]; then \
 	  python3 tests/conformance.py $(BUILD)/inferlint; \
 	else echo "conformance: skipped (../shared/reference is absent)"; fi
@@ -38,6 +38,8 @@ conform: build
 
 bench: build
 	./bench/run $(BUILD)
+	./bench/startup.sh $(BUILD)
+	./bench/watch.sh $(BUILD) 60
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -40,41 +40,6 @@ std::vector<const Command*> sorted_commands() {
     return out;
 }
 
-std::vector<std::string> wrap(const std::string& text, std::size_t width) {
-    std::vector<std::string> lines;
-    std::string line;
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        auto end = text.find(' ', pos);
-        if (end == std::string::npos) end = text.size();
-        std::string word = text.substr(pos, end - pos);
-        pos = end + 1;
-        if (!line.empty() && line.size() + 1 + word.size() > width) {
-            lines.push_back(line);
-            line.clear();
-        }
-        line += (line.empty() ? "" : " ") + word;
-    }
-    if (!line.empty()) lines.push_back(line);
-    if (lines.empty()) lines.emplace_back();
-    return lines;
-}
-
-std::string commands_text() {
-    std::string out = "commands:\n";
-    int last = -1;
-    for (const Command* c : sorted_commands()) {
-        if (static_cast<int>(c->group) != last) {
-            out += fmt::format("  {}\n", group_title(c->group));
-            last = static_cast<int>(c->group);
-        }
-        auto lines = wrap(c->summary, 62);
-        out += fmt::format("    {:<12} {}\n", c->name, lines[0]);
-        for (std::size_t i = 1; i < lines.size(); ++i) out += fmt::format("    {:<12} {}\n", "", lines[i]);
-    }
-    return out;
-}
-
 std::string start_text() {
     std::string text =
         "inferlint checks an inference benchmark run for silent problems (tripwires).\n\n"
@@ -205,8 +170,7 @@ int run(int argc, char** argv) {
 
     CLI::App app{"inferlint: checks an inference server's benchmark run for silent problems (tripwires).",
                  "inferlint"};
-    app.footer("\n" + commands_text() +
-               "\nExit status: 0 every tripwire passed (warnings allowed), 1 a tripwire failed,\n"
+    app.footer("\nExit status: 0 every tripwire passed (warnings allowed), 1 a tripwire failed,\n"
                "2 a tripwire could not decide, or the input was bad or from another engine.");
     app.set_version_flag("--version", std::string("inferlint ") + INFERLINT_VERSION);
     app.require_subcommand(1);

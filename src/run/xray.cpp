@@ -452,6 +452,8 @@ void Xray::finish() {
         }
     }
     o_.files = sources_;
+    std::error_code ec;
+    if (fs::is_regular_file(plan_.out / "load.log", ec)) o_.files.push_back("load.log");
     if (o_.report) o_.files.push_back("report.html");
     o_.files.push_back("results.json");
 }

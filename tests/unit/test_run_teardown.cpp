@@ -392,6 +392,16 @@ TEST_CASE("teardown: a real renamed engine that outlived its server is found and
         return p && !p->argv.empty() && p->argv[0] == "VLLM::EngineCore";
     }));
     tree.roots.insert(engine);
+    // spawn returns after fork: wait until each lookalike has exec'd and shows its own argv
+    auto execd = [](pid_t pid, const std::string& argv0) {
+        return [=] {
+            auto p = procfs::read_process("/proc", pid);
+            return p && !p->argv.empty() && p->argv[0] == argv0;
+        };
+    };
+    REQUIRE(eventually(execd(wrapper, "bash")));
+    REQUIRE(eventually(execd(bystander, "tail")));
+    REQUIRE(eventually(execd(server, "vllm")));
     {
         auto before = tree.listing();
         CHECK(pids(run::server_processes(before, ::getpid())) == std::set<int>{server, engine});
