@@ -117,6 +117,30 @@ int main(int argc, char** argv) {
                    "{:.0f} MB/s per CPU second; peak RSS {:.1f} MB (target < 100)\n",
                    mb, best.wall_s, mb / best.wall_s, best.cpu_s, mb / best.cpu_s,
                    static_cast<double>(best.peak_rss_kib) / 1024.0);
+        // The report on the same recording: a page for a long run must stay small.
+        const fs::path page = fs::path(file).replace_extension(".html");
+        ChildRun rep = run_child(binary, {"report", "-o", page.string(), "--series", file.string(), "--requested", "32"});
+        if (!WIFEXITED(rep.status) || WEXITSTATUS(rep.status) > 2) {
+            fmt::print(stderr, "report: inferlint failed (status {})\n", rep.status);
+        } else {
+            fmt::print("report: {} samples: {:.2f} s wall, {:.2f} s CPU, peak RSS {:.1f} MB, page {:.2f} MB "
+                       "(target < 3 MB)\n",
+                       samples, rep.wall_s, rep.cpu_s, static_cast<double>(rep.peak_rss_kib) / 1024.0,
+                       static_cast<double>(fs::file_size(page)) / 1e6);
+        }
+        fs::remove(page);
+        // And on the recorded vLLM 0.28 run, when the reference's evidence is beside the clone.
+        const fs::path live = fs::path(INFERLINT_BENCH_SOURCE_DIR) / ".." / "shared" / "reference" / "fixtures" /
+                              "vllm-0.28" / "live";
+        if (fs::is_directory(live)) {
+            const fs::path out = fs::temp_directory_path() / fmt::format("inferlint-bench-{}-live.html", ::getpid());
+            ChildRun lr = run_child(binary, {"report", live.string(), "-o", out.string(), "--requested", "32"});
+            if (WIFEXITED(lr.status) && WEXITSTATUS(lr.status) <= 2 && fs::exists(out))
+                fmt::print("report: vllm-0.28/live: {:.3f} s wall, {:.3f} s CPU, peak RSS {:.1f} MB, page {:.0f} kB\n",
+                           lr.wall_s, lr.cpu_s, static_cast<double>(lr.peak_rss_kib) / 1024.0,
+                           static_cast<double>(fs::file_size(out)) / 1e3);
+            fs::remove(out);
+        }
     } catch (const std::exception& e) {
         fmt::print(stderr, "series: {}\n", e.what());
         if (argc <= 3) fs::remove(file);

@@ -61,6 +61,25 @@ const Registrar reg{Command{
                                          fmt::join(unknown, ", "), known_tripwires_text());
                 return 2;
             }
+            if (common.json) {  // the catalog entries, for tools; --engine keeps that engine's note only
+                Json out = Json::array();
+                for (const Tripwire* t : chosen) {
+                    Json notes = Json::object();
+                    for (const Engine* e : all_engines())
+                        if (!t->note(e->id).empty() && (!common.engine || common.engine->id == e->id))
+                            notes[e->key] = std::string(t->note(e->id));
+                    out.push_back(Json{{"tripwire", t->id},
+                                       {"slug", t->slug},
+                                       {"name", t->name},
+                                       {"what", t->what},
+                                       {"why", t->why},
+                                       {"check", t->check},
+                                       {"command", t->command},
+                                       {"engines", std::move(notes)}});
+                }
+                std::cout << out.dump(2) << "\n";
+                return 0;
+            }
             const std::size_t width = text_width();
             std::string out;
             for (const Tripwire* t : chosen) out += explain_text(*t, common.engine, width);

@@ -215,6 +215,14 @@ bool Xray::read_boot_log() {
     o_.server_version = facts_->version();
     if (auto n = parse::untested_version(*facts_)) say("note: " + *n);
     for (auto& r : boot_checks(text, engine_)) record(std::move(r));
+    // Attached to a running server: the run folder keeps a copy of the log it was checked
+    // on, as boot.log, so `inferlint report DIR` finds it later.
+    const fs::path kept = plan_.out / "boot.log";
+    std::error_code ec;
+    if (!fs::equivalent(*boot_log_, kept, ec)) {
+        util::write_file(kept, text);
+        boot_log_ = kept;
+    }
     sources_.push_back(boot_log_->filename().string());
     return true;
 }

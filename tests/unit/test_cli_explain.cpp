@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <regex>
@@ -144,4 +145,26 @@ TEST_CASE("every example in the catalog prints the verdict the docs show", "[exp
             }
         }
     }
+}
+
+TEST_CASE("explain --json: the catalog entries, for tools", "[explain]") {
+    auto all = run_cli({"explain", "--json"});
+    REQUIRE(all.rc == 0);
+    auto doc = nlohmann::json::parse(all.out);
+    REQUIRE(doc.size() == 15);
+    CHECK(doc[0]["tripwire"] == "T1");
+    CHECK(doc[0]["slug"] == "silent-preemption");
+    CHECK(doc[14]["tripwire"] == "T15");
+    CHECK(doc[0]["engines"].contains("sglang"));
+    CHECK(doc[0]["engines"].contains("trtllm"));
+    auto one = run_cli({"explain", "falling-ceiling", "--engine", "sglang", "--json"});
+    REQUIRE(one.rc == 0);
+    auto t9 = nlohmann::json::parse(one.out);
+    REQUIRE(t9.size() == 1);
+    CHECK(t9[0]["tripwire"] == "T9");
+    CHECK(t9[0]["engines"].size() == 1);
+    CHECK(t9[0]["command"].get<std::string>().starts_with("inferlint series"));
+    auto bad = run_cli({"explain", "T99", "--json"});
+    CHECK(bad.rc == 2);
+    CHECK(bad.out.empty());
 }

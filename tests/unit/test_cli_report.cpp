@@ -270,6 +270,28 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
     CHECK_FALSE(has(console, "Uncaught"));
     CHECK_FALSE(has(console, "Refused to"));
     CHECK_FALSE(has(console, ":ERROR:CONSOLE"));
+
+    // A screenshot at a phone's 360 px: the page lays out and paints (a PNG of that width).
+    fs::path shot = dir / "report-360.png";
+    std::string snap = "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+                       "--disable-background-networking --disable-component-update --disable-sync "
+                       "--host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir=" +
+                       testsupport::shell_quote(profile.string()) + " --window-size=360,2400 --screenshot=" +
+                       testsupport::shell_quote(shot.string()) + " " +
+                       testsupport::shell_quote("file://" + (dir / "report.html").string()) + " >/dev/null 2>&1";
+    REQUIRE(std::system(snap.c_str()) == 0);
+    REQUIRE(fs::is_regular_file(shot));
+    std::string png = inferlint::util::read_file(shot);
+    REQUIRE(png.size() > 24);
+    CHECK(png.substr(1, 3) == "PNG");
+    auto be32 = [&](std::size_t at) {
+        return (static_cast<unsigned>(static_cast<unsigned char>(png[at])) << 24) |
+               (static_cast<unsigned>(static_cast<unsigned char>(png[at + 1])) << 16) |
+               (static_cast<unsigned>(static_cast<unsigned char>(png[at + 2])) << 8) |
+               static_cast<unsigned>(static_cast<unsigned char>(png[at + 3]));
+    };
+    CHECK(be32(16) == 360);       // IHDR width
+    CHECK(png.size() > 20000);    // a painted page, not a blank one
 }
 
 TEST_CASE("report: the simulator's recordings give the figures the simulator knows", "[report][cli]") {

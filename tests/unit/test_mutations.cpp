@@ -115,6 +115,7 @@ struct Mutant {
     // Given the edit, builds the command line (files edited into the given folder).
     std::function<std::vector<std::string>(const Edit&, const fs::path&)> command;
     Edit edit;
+    std::string mutated_tripwire = "";  // when the verdict after the edit is another tripwire's
 };
 
 }  // namespace
@@ -178,8 +179,9 @@ TEST_CASE("mutations: one changed number or line flips each tripwire's verdict",
          replace("Available KV cache memory: 1.44", "Available KV cache memory: 1.59")},
         {"T12", "T12", "fail", "pass", one_log(v28 / "boot_fail_accelerator.log"),
          drop_lines({"Error", "Traceback"})},
+        // a failure while serving is T7; with its lines gone the log has no failure (T12 passes)
         {"T7", "T7", "fail", "pass", one_log(v28 / "boot_spec_backend_override.log"),
-         drop_lines({" ERROR ", "Traceback"})},
+         drop_lines({" ERROR ", "Traceback"}), "T12"},
         {"T14", "T14", "pass", "fail", t14, replace("num_gpu_blocks=\"45\"", "num_gpu_blocks=\"44\"")},
         {"T14-absent", "T14", "pass", "unknown", t14, replace("num_gpu_blocks=\"45\",", "")},
         // T15: the client reports 2 fewer requests than the server finished: other traffic
@@ -230,7 +232,9 @@ TEST_CASE("mutations: one changed number or line flips each tripwire's verdict",
         SECTION(m.id) {
             const fs::path base_dir = scratch_dir(), mut_dir = scratch_dir();
             CHECK(status_of(m.command(ident, base_dir), m.tripwire) == m.baseline);
-            CHECK(status_of(m.command(m.edit, mut_dir), m.tripwire) == m.mutated);
+            const auto after = m.command(m.edit, mut_dir);
+            CHECK(status_of(after, m.mutated_tripwire.empty() ? m.tripwire : m.mutated_tripwire) == m.mutated);
+            if (!m.mutated_tripwire.empty()) CHECK(status_of(after, m.tripwire).empty());
             fs::remove_all(base_dir);
             fs::remove_all(mut_dir);
         }

@@ -522,6 +522,12 @@ TEST_CASE("xray --url: attached to a running server, it starts and stops nothing
     CHECK(r.find("T12")->status == Status::pass);  // the boot log given was checked
     CHECK(r.find("T15")->status == Status::pass);
     CHECK(r.outcome.completed);
+    // the log it was checked on is kept in the run folder, so `report DIR` finds it again
+    // (as it was then: the server's own log has grown since)
+    const std::string kept = util::read_file(sb.out() / "boot.log");
+    CHECK_THAT(kept, Contains("Application startup complete"));
+    CHECK(util::read_file(sb.dir / "own-boot.log").starts_with(kept));
+    CHECK(r.results["files"][0] == "boot.log");
     CHECK(answers(url));  // still serving
     CHECK_FALSE(util::poll_exit(child.pid));
     ::killpg(child.pid, SIGTERM);
