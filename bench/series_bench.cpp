@@ -63,6 +63,7 @@ struct ChildRun {
 };
 
 ChildRun run_child(const std::string& binary, const std::vector<std::string>& args) {
+    std::fflush(stdout);  // or the child would print what is still buffered here
     auto t0 = std::chrono::steady_clock::now();
     pid_t pid = ::fork();
     if (pid == 0) {
