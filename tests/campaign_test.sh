@@ -65,29 +65,11 @@ FAKE="$TMP/bin"
 mkdir -p "$FAKE"
 ln -s "$SIM" "$FAKE/vllm"
 ln -s "$SIM" "$FAKE/nvidia-smi"
-# A simulator built before it could answer as nvidia-smi: a script with one idle card.
-if ! "$FAKE/nvidia-smi" --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | grep -qx '[0-9][0-9]*'; then
-  rm "$FAKE/nvidia-smi"
-  cat >"$FAKE/nvidia-smi" <<'EOF'
-#!/bin/sh
-# One idle simulated card, answered field by field as `nvidia-smi --query-gpu=...` does.
-q=
-for a in "$@"; do case $a in --query-gpu=*) q=${a#--query-gpu=} ;; esac; done
-[ -n "$q" ] || { echo "fake nvidia-smi: one simulated GPU; ask with --query-gpu=FIELDS"; exit 0; }
-out=
-IFS=,
-for f in $q; do
-  case $f in
-    index) v=0 ;; name) v="Sim GPU" ;; memory.total | memory.free) v=24564 ;; memory.used) v=0 ;;
-    driver_version) v=sim ;; compute_cap) v=8.9 ;;
-    *) echo "Field \"$f\" is not a valid field to query." >&2; exit 2 ;;
-  esac
-  out=${out:+$out, }$v
-done
-echo "$out"
-EOF
-  chmod +x "$FAKE/nvidia-smi"
-  echo "campaign_test: nvidia-smi: a script (this inferlint-sim does not answer as nvidia-smi)"
+# Called by that name the simulator reports one idle card (the demo relies on it too).
+if ! "$FAKE/nvidia-smi" --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | grep -qx '0'; then
+  echo "campaign_test: FAIL: $SIM linked as nvidia-smi does not answer --query-gpu=memory.used with 0" >&2
+  rm -rf "$TMP"
+  exit 1
 fi
 export PATH="$FAKE:$PATH"
 export INFERLINT_NVIDIA_SMI="$FAKE/nvidia-smi"

@@ -5,11 +5,13 @@
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
+#include "inferlint/run/gpu.hpp"
 #include "inferlint/run/probe.hpp"
 #include "inferlint/run/scrape.hpp"
 #include "inferlint/run/watch.hpp"
 #include "inferlint/util/files.hpp"
 #include "inferlint/util/http.hpp"
+#include "inferlint/util/subprocess.hpp"
 
 #include <fmt/format.h>
 
@@ -370,4 +372,23 @@ TEST_CASE("the recorded simulator fixtures agree with their answer key", "[sim]"
     auto facts = parse::parse_boot_log(util::read_file(dir / "boot.log"), nullptr);
     CHECK(facts.kv_pool_tokens == 65 * 16);
     CHECK(facts.ready);
+}
+
+TEST_CASE("linked as nvidia-smi the simulator reports one idle card, field by field", "[sim][gpu]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("inferlint-sim-smi-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path smi = dir / "nvidia-smi";
+    fs::remove(smi);
+    fs::create_symlink(INFERLINT_SIM_BINARY, smi);
+    auto runner = inferlint::run::system_runner(10);
+    auto q = inferlint::run::read_gpus(runner, smi.string());
+    REQUIRE(q.gpus.size() == 1);
+    CHECK(q.gpus[0].name.find("inferlint-sim") != std::string::npos);
+    CHECK(q.gpus[0].memory_used_mib == 0);
+    CHECK(q.gpus[0].memory_total_mib == 24564);
+    CHECK(inferlint::run::read_gpu_used_mib(runner, smi.string()) == std::vector<long long>{0});
+    auto bad = inferlint::util::run_command({smi.string(), "--query-gpu=memory.bogus", "--format=csv"}, 10);
+    CHECK(bad.exit_code == 2);
+    fs::remove_all(dir);
 }
