@@ -26,12 +26,8 @@ build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
 demo: build
 	./scripts/demo $(BUILD)
 
-test: build build-asan
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
-	@if [ -d ../shared/reference/golden ]; then \
-	  python3 tests/conformance.py $(BUILD)/inferlint; \
-	else echo "conformance: skipped (../shared/reference is absent)"; fi
+test: build
+	./scripts/test $(BUILD) $(ASAN_BUILD) $(JOBS)
 
 conform: build
 	python3 ../shared/reference/tools/conform.py $(BUILD)/inferlint ../shared/reference/fixtures ../shared/reference/golden --verbose
