@@ -35,6 +35,7 @@ conform: build
 bench: build
 	./bench/run $(BUILD)
 	./bench/startup.sh $(BUILD)
+	./bench/checklog.sh $(BUILD)
 	./bench/watch.sh $(BUILD) 60
 
 clean:
