@@ -32,11 +32,10 @@ std::string path_text(const fs::path& p) {
     return s.empty() ? "." : s;
 }
 
-// On PATH, or at the path given, and executable.
+// On PATH, or at the path given, and executable (find_program takes a path as given).
 bool program_exists(const std::string& name) {
     const std::string exe = util::find_program(name);
-    std::error_code ec;
-    return !exe.empty() && fs::is_regular_file(exe, ec) && ::access(exe.c_str(), X_OK) == 0;
+    return !exe.empty() && util::is_executable_file(exe);
 }
 
 }  // namespace

@@ -15,12 +15,12 @@
 
 namespace inferlint::util {
 
-namespace {
-
 bool is_executable_file(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
+
+namespace {
 
 void close_quietly(int& fd) {
     if (fd >= 0) ::close(fd);

@@ -21,25 +21,32 @@ using Edit = std::function<std::string(const std::string&)>;
 
 std::string ident(const std::string& s) { return s; }
 
+// The text rebuilt line by line (newlines kept): `keep` may change a line, or return false
+// to drop it.
+std::string each_line(const std::string& text, const std::function<bool(std::string&)>& keep) {
+    std::string out;
+    for (std::size_t pos = 0; pos < text.size();) {
+        std::size_t end = text.find('\n', pos);
+        end = end == std::string::npos ? text.size() : end + 1;
+        std::string line = text.substr(pos, end - pos);
+        if (keep(line)) out += line;
+        pos = end;
+    }
+    return out;
+}
+
 // Replaces every occurrence of `from` on lines that start with `prefix` ("" for any line).
 Edit replace(std::string from, std::string to, std::string prefix = "") {
     return [=](const std::string& text) {
-        std::string out;
         int n = 0;
-        std::size_t pos = 0;
-        while (pos < text.size()) {
-            std::size_t end = text.find('\n', pos);
-            end = end == std::string::npos ? text.size() : end + 1;
-            std::string line = text.substr(pos, end - pos);
-            if (line.starts_with(prefix)) {
+        std::string out = each_line(text, [&](std::string& line) {
+            if (line.starts_with(prefix))
                 for (auto at = line.find(from); at != std::string::npos; at = line.find(from, at + to.size())) {
                     line.replace(at, from.size(), to);
                     ++n;
                 }
-            }
-            out += line;
-            pos = end;
-        }
+            return true;
+        });
         INFO("replace " << from << " -> " << to);
         REQUIRE(n > 0);  // the fixture changed under the test
         return out;
@@ -49,19 +56,15 @@ Edit replace(std::string from, std::string to, std::string prefix = "") {
 // Drops every line that contains one of `words` (or, with starts, begins with one).
 Edit drop_lines(std::vector<std::string> words, bool starts = false) {
     return [=](const std::string& text) {
-        std::string out;
         int dropped = 0;
-        std::size_t pos = 0;
-        while (pos < text.size()) {
-            std::size_t end = text.find('\n', pos);
-            end = end == std::string::npos ? text.size() : end + 1;
-            std::string_view line(text.data() + pos, end - pos);
-            bool drop = false;
-            for (const auto& w : words) drop |= starts ? line.starts_with(w) : line.find(w) != std::string_view::npos;
-            if (drop) ++dropped;
-            else out += line;
-            pos = end;
-        }
+        std::string out = each_line(text, [&](std::string& line) {
+            for (const auto& w : words)
+                if (starts ? line.starts_with(w) : line.find(w) != std::string::npos) {
+                    ++dropped;
+                    return false;
+                }
+            return true;
+        });
         INFO("drop lines with " << words.front());
         REQUIRE(dropped > 0);
         return out;

@@ -58,9 +58,10 @@ int fake_nvidia_smi(const std::vector<std::string>& words) {
     std::string line;
     for (std::size_t at = 0; at <= query.size();) {
         std::size_t comma = std::min(query.find(',', at), query.size());
-        auto it = card.find(query.substr(at, comma - at));
+        const std::string field = query.substr(at, comma - at);
+        auto it = card.find(field);
         if (it == card.end()) {
-            std::fprintf(stderr, "Field \"%s\" is not a valid field to query.\n", query.substr(at, comma - at).c_str());
+            std::fprintf(stderr, "Field \"%s\" is not a valid field to query.\n", field.c_str());
             return 2;
         }
         line += (line.empty() ? "" : ", ") + it->second;

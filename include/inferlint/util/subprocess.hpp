@@ -27,6 +27,9 @@ struct CommandOutput {
 CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s,
                           std::size_t max_out_bytes = std::size_t{1} << 20);
 
+// A regular file this process may execute.
+bool is_executable_file(const std::string& path);
+
 // The path a program name resolves to on PATH (or the name itself when it holds a '/');
 // empty when none is found.
 std::string find_program(const std::string& name);
