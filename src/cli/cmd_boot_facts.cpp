@@ -47,12 +47,13 @@ void print_text(const parse::BootFacts& facts) {
 }
 
 int run_boot_facts(const Opts& o, const Common& common) {
-    std::string text = util::read_file(o.log);
-    if (util::looks_binary(text)) throw InputError(fmt::format("{}: not a text log (binary data)", o.log));
-    const Engine* found = from_log(text);
-    if (other_engine(common, found, o.log)) return 2;
-    note_unknown(common, found, o.log);
-    parse::BootFacts facts = parse::parse_boot_log(text, common.engine);
+    auto scan = parse::scan_boot_log_file(o.log, common.engine, [&](const Engine* found) {
+        if (other_engine(common, found, o.log)) return false;
+        note_unknown(common, found, o.log);
+        return true;
+    });
+    if (!scan) return 2;
+    const parse::BootFacts& facts = scan->facts;
     // On stderr, so --json stays clean.
     if (auto note = parse::untested_version(facts)) std::cerr << "note: " << *note << "\n";
     if (common.json)

@@ -4,9 +4,7 @@
 
 #include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/parse/bootlog.hpp"
-#include "inferlint/parse/failures.hpp"
 #include "inferlint/util/error.hpp"
-#include "inferlint/util/files.hpp"
 
 #include <fmt/format.h>
 
@@ -26,16 +24,18 @@ int run_check_log(const Opts& o, const Common& common) {
     std::vector<CheckResult> results;
     bool several = o.logs.size() > 1;
     for (std::size_t i = 0; i < o.logs.size(); ++i) {
-        std::string text = util::read_file(o.logs[i]);
-        if (util::looks_binary(text)) throw InputError(fmt::format("{}: not a text log (binary data)", o.logs[i]));
-        const Engine* found = from_log(text);
-        if (other_engine(common, found, o.logs[i])) return 2;
-        note_unknown(common, found, o.logs[i]);
-        parse::BootFacts facts = parse::parse_boot_log(text, common.engine);
+        // One pass over the file in pieces: a long log costs time, not memory.
+        auto scan = parse::scan_boot_log_file(o.logs[i], common.engine, [&](const Engine* found) {
+            if (other_engine(common, found, o.logs[i])) return false;
+            note_unknown(common, found, o.logs[i]);
+            return true;
+        });
+        if (!scan) return 2;
+        parse::BootFacts& facts = scan->facts;
         if (all.empty())
             if (auto note = parse::untested_version(facts)) std::cerr << "note: " << *note << "\n";
-        std::vector<CheckResult> per{checks::check_boot_failure(parse::classify_failure(text)),
-                                     checks::check_block_size(facts), checks::check_backend_honoured(facts)};
+        std::vector<CheckResult> per{checks::check_boot_failure(scan->failure), checks::check_block_size(facts),
+                                     checks::check_backend_honoured(facts)};
         if (auto u = checks::check_unparsed(facts)) per.push_back(std::move(*u));
         for (auto& r : per) {
             if (several) r.message = names[i] + ": " + r.message;

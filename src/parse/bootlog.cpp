@@ -31,7 +31,7 @@ bool last_wins(std::string_view name) {
     return name == "trt_kv_pool" || name == "trt_limits" || name == "page_size" || name == "engine_version";
 }
 
-using Seen = std::vector<std::pair<std::string, std::vector<Json>>>;
+using detail::Seen;
 
 std::optional<long long> json_int(const Json& j) {
     if (j.is_number_integer()) return j.get<long long>();
@@ -234,72 +234,65 @@ void trtllm_settings(BootFacts& f, const std::optional<std::string>& args_line) 
 
 }  // namespace
 
-BootFacts parse_boot_log(std::string_view text, const Engine* named) {
-    BootFacts f;
-    Seen seen;
-    std::map<std::string, std::set<long long>> procs;
-    bool in_drafter = false;
-    bool want_args_line = false, args_line_taken = false;
-    std::optional<std::string> trt_args_line;
-    long long served = 0, pauses = 0;
-    bool trt_info = false;
+namespace detail {
 
-    // Known before the walk, so only a TensorRT-LLM log pays for counting its requests.
-    const Engine* found = from_log(text);
-    if (found) f.engine = found->key;
-    else if (named) f.engine = named->key;
-    const bool is_trtllm = f.engine == "trtllm";
-    const AnchorScan& scan = anchor_scan();
-    std::vector<std::size_t> first_at;
-    detail::for_each_line(text, [&](std::string_view raw, long long lineno) {
-        f.lines = lineno;
-        if (want_args_line) {
-            trt_args_line = std::string(detail::strip(strip_ansi(raw)));
-            want_args_line = false;
-        }
-        if (!args_line_taken) {
-            std::string_view r = raw;
-            while (!r.empty() && std::isspace(static_cast<unsigned char>(r.back()))) r.remove_suffix(1);
-            if (r.size() >= 9 && r.substr(r.size() - 9) == "LLM Args:") args_line_taken = want_args_line = true;
-        }
-        if (is_trtllm) {
-            served += detail::count_served(raw);
-            pauses += detail::count_pauses(raw);
-            if (!trt_info && raw.find(kTrtInfo) != std::string_view::npos) trt_info = true;
-        }
+FactsWalk::FactsWalk(std::optional<std::string> engine) {
+    f_.engine = std::move(engine);
+    // Only a TensorRT-LLM log pays for counting its requests.
+    is_trtllm_ = f_.engine == "trtllm";
+}
 
-        std::string owned;
-        std::string_view line = raw;
-        if (raw.find('\x1b') != std::string_view::npos) {
-            owned = strip_ansi(raw);
-            line = owned;
-        }
-        scan.scan(line, first_at);
-        if (has_marker(first_at, drafter)) in_drafter = true;
-        if (!line.empty() && line[0] == '(')
-            if (auto p = detail::match_log_prefix(line)) procs[std::string(p->proc)].insert(p->pid);
-        offer_to_fields(f, line, first_at, lineno, seen, in_drafter);
-        if (has_marker(first_at, eager)) f.cudagraphs = false;
-        if (has_marker(first_at, compiled))
-            f.compiled_fresh = true;
-        else if (has_marker(first_at, cached_compile) && !f.compiled_fresh.has_value())
-            f.compiled_fresh = false;
-        if (!f.ready && has_marker(first_at, ready)) {
-            f.ready = true;
-            f.ready_lineno = lineno;
-        }
-    });
+void FactsWalk::line(std::string_view raw, long long lineno) {
+    f_.lines = lineno;
+    if (want_args_line_) {
+        trt_args_line_ = std::string(strip(strip_ansi(raw)));
+        want_args_line_ = false;
+    }
+    if (!args_line_taken_) {
+        std::string_view r = raw;
+        while (!r.empty() && std::isspace(static_cast<unsigned char>(r.back()))) r.remove_suffix(1);
+        if (r.size() >= 9 && r.substr(r.size() - 9) == "LLM Args:") args_line_taken_ = want_args_line_ = true;
+    }
+    if (is_trtllm_) {
+        served_ += count_served(raw);
+        pauses_ += count_pauses(raw);
+        if (!trt_info_ && raw.find(kTrtInfo) != std::string_view::npos) trt_info_ = true;
+    }
 
-    for (auto& [name, pids] : procs) f.processes[name] = std::vector<long long>(pids.begin(), pids.end());
+    std::string owned;
+    std::string_view line = raw;
+    if (raw.find('\x1b') != std::string_view::npos) {
+        owned = strip_ansi(raw);
+        line = owned;
+    }
+    anchor_scan().scan(line, first_at_);
+    if (has_marker(first_at_, drafter)) in_drafter_ = true;
+    if (!line.empty() && line[0] == '(')
+        if (auto p = match_log_prefix(line)) procs_[std::string(p->proc)].insert(p->pid);
+    offer_to_fields(f_, line, first_at_, lineno, seen_, in_drafter_);
+    if (has_marker(first_at_, eager)) f_.cudagraphs = false;
+    if (has_marker(first_at_, compiled))
+        f_.compiled_fresh = true;
+    else if (has_marker(first_at_, cached_compile) && !f_.compiled_fresh.has_value())
+        f_.compiled_fresh = false;
+    if (!f_.ready && has_marker(first_at_, ready)) {
+        f_.ready = true;
+        f_.ready_lineno = lineno;
+    }
+}
+
+BootFacts FactsWalk::finish() {
+    BootFacts f = std::move(f_);
+    for (auto& [name, pids] : procs_) f.processes[name] = std::vector<long long>(pids.begin(), pids.end());
     // selected_backend repeats by design (one line per attention group): not a conflict.
-    for (auto& [name, vals] : seen)
+    for (auto& [name, vals] : seen_)
         if (vals.size() > 1 && name != "selected_backend" && !summed(name) && !last_wins(name))
             f.conflicts.emplace_back(name, vals);
-    if (f.server_args) sglang_settings(f, seen);
+    if (f.server_args) parse::sglang_settings(f, seen_);
     if (f.engine == "trtllm") {
-        trtllm_settings(f, trt_args_line);
-        f.served_in_log = served;
-        if (trt_info && served) f.pauses = pauses;
+        parse::trtllm_settings(f, trt_args_line_);
+        f.served_in_log = served_;
+        if (trt_info_ && served_) f.pauses = pauses_;
     }
     if (f.non_default_args) {
         const Json& args = *f.non_default_args;
@@ -313,6 +306,20 @@ BootFacts parse_boot_log(std::string_view text, const Engine* named) {
     }
     if (!f.cudagraphs.has_value() && f.cudagraph_actual_gib) f.cudagraphs = true;
     return f;
+}
+
+}  // namespace detail
+
+std::optional<std::string> detail::log_engine(const Engine* found, const Engine* named) {
+    if (found) return found->key;
+    if (named) return named->key;
+    return std::nullopt;
+}
+
+BootFacts parse_boot_log(std::string_view text, const Engine* named) {
+    detail::FactsWalk walk(detail::log_engine(from_log(text), named));
+    detail::for_each_line(text, [&](std::string_view raw, long long lineno) { walk.line(raw, lineno); });
+    return walk.finish();
 }
 
 }  // namespace inferlint::parse

@@ -8,7 +8,11 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -315,11 +319,85 @@ Json to_json(const BootFacts& f) {
     return j;
 }
 
+namespace {
+
+// An open file descriptor, closed on every path out.
+struct Fd {
+    int fd = -1;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// read(2) that retries on EINTR; throws InputError naming the file on an error.
+std::size_t read_some(int fd, char* into, std::size_t n, const std::filesystem::path& path) {
+    for (;;) {
+        ssize_t got = ::read(fd, into, n);
+        if (got >= 0) return static_cast<std::size_t>(got);
+        if (errno != EINTR) throw InputError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
+    }
+}
+
+// from_log reads this much of a log's head; the binary test the first 64 KiB.
+constexpr std::size_t kHeadBytes = 200000;
+constexpr std::size_t kPiece = std::size_t{1} << 20;
+
+}  // namespace
+
+std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path, const Engine* named,
+                                              const std::function<bool(const Engine*)>& accept) {
+    std::error_code ec;
+    auto st = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(st)) throw InputError(fmt::format("{}: no such file", path.string()));
+    if (std::filesystem::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", path.string()));
+    Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (in.fd < 0) throw InputError(fmt::format("{}: cannot read ({})", path.string(), std::strerror(errno)));
+
+    // The buffer holds the unfinished last line of one piece and the next piece; it grows
+    // only for a line longer than itself.
+    std::string buf(kPiece, '\0');
+    std::size_t len = 0;
+    bool eof = false;
+    while (!eof && len < kHeadBytes) {
+        std::size_t got = read_some(in.fd, buf.data() + len, buf.size() - len, path);
+        if (got == 0) eof = true;
+        len += got;
+    }
+    std::string_view head(buf.data(), len);
+    if (head.empty()) throw InputError(fmt::format("{}: empty file", path.string()));
+    if (util::looks_binary(head)) throw InputError(fmt::format("{}: not a text log (binary data)", path.string()));
+
+    BootLogScan out;
+    out.found = from_log(head);
+    if (accept && !accept(out.found)) return std::nullopt;
+    detail::FactsWalk facts(detail::log_engine(out.found, named));
+    detail::FailureWalk failure;
+    long long lineno = 0;
+    auto each = [&](std::string_view raw, long long n) {
+        facts.line(raw, n);
+        failure.line(raw, n);
+    };
+    for (;;) {
+        std::size_t used = detail::split_lines(std::string_view(buf.data(), len), eof, lineno, each);
+        if (eof) break;
+        std::memmove(buf.data(), buf.data() + used, len - used);
+        len -= used;
+        if (len == buf.size()) buf.resize(buf.size() * 2);
+        // A full buffer each time (a pipe gives less per read), so an unfinished line is
+        // walked again only when the buffer doubles.
+        while (!eof && len < buf.size()) {
+            std::size_t got = read_some(in.fd, buf.data() + len, buf.size() - len, path);
+            if (got == 0) eof = true;
+            len += got;
+        }
+    }
+    out.facts = facts.finish();
+    out.failure = failure.finish();
+    return out;
+}
+
 BootFacts parse_boot_log_file(const std::filesystem::path& path, const Engine* named) {
-    std::string text = util::read_file(path);
-    if (util::looks_binary(text))
-        throw InputError(fmt::format("{}: not a text log (binary data)", path.string()));
-    return parse_boot_log(text, named);
+    return std::move(scan_boot_log_file(path, named)->facts);
 }
 
 std::optional<std::string> untested_version(const BootFacts& facts) {

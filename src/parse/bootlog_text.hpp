@@ -3,6 +3,12 @@
 #pragma once
 
 #include "inferlint/core/result.hpp"
+#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/failures.hpp"
+
+#include <array>
+#include <map>
+#include <set>
 
 #include <cstddef>
 #include <vector>
@@ -13,31 +19,38 @@
 
 namespace inferlint::parse::detail {
 
-// Calls fn(line, lineno) for each line, with line numbers as str.splitlines() counts them:
-// \n, \r\n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029 all end a line.
+// Calls fn(line, lineno) for each whole line of `text`, with line numbers as
+// str.splitlines() counts them: \n, \r\n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and
+// U+2029 all end a line. `lineno` is the number of lines already seen (carried between
+// pieces of one log). With at_end false, `text` is a piece of a longer text: the last,
+// unfinished line (or a break that the next piece could extend, as a \r before \n) is left
+// for the next piece, and the return value says where it starts. With at_end true,
+// everything is consumed.
 template <typename Fn>
-void for_each_line(std::string_view text, Fn&& fn) {
+std::size_t split_lines(std::string_view text, bool at_end, long long& lineno, Fn&& fn) {
     std::size_t start = 0, i = 0, n = text.size();
-    long long lineno = 0;
+    auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
     while (i < n) {
-        unsigned char c = static_cast<unsigned char>(text[i]);
+        unsigned char c = byte(i);
         std::size_t brk = 0;  // length of the line break at i, 0 if none
         if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) {
             brk = 1;
         } else if (c == '\r') {
-            brk = (i + 1 < n && text[i + 1] == '\n') ? 2 : 1;
-        } else if (c == 0xC2 && i + 1 < n && static_cast<unsigned char>(text[i + 1]) == 0x85) {
-            brk = 2;
-        } else if (c == 0xE2 && i + 2 < n && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
-                   (static_cast<unsigned char>(text[i + 2]) == 0xA8 ||
-                    static_cast<unsigned char>(text[i + 2]) == 0xA9)) {
-            brk = 3;
+            if (i + 1 < n) brk = byte(i + 1) == '\n' ? 2 : 1;
+            else if (at_end) brk = 1;
+            else return start;
+        } else if (c == 0xC2) {
+            if (i + 1 < n) brk = byte(i + 1) == 0x85 ? 2 : 0;
+            else if (!at_end) return start;
+        } else if (c == 0xE2) {
+            if (i + 2 < n) brk = (byte(i + 1) == 0x80 && (byte(i + 2) == 0xA8 || byte(i + 2) == 0xA9)) ? 3 : 0;
+            else if (!at_end) return start;
         }
         if (brk == 0) {
             // Plain bytes: jump to the next byte that can start a break.
             ++i;
             while (i < n) {
-                unsigned char d = static_cast<unsigned char>(text[i]);
+                unsigned char d = byte(i);
                 if (d < 0x1f || d == 0xC2 || d == 0xE2) break;
                 ++i;
             }
@@ -47,7 +60,16 @@ void for_each_line(std::string_view text, Fn&& fn) {
         i += brk;
         start = i;
     }
+    if (!at_end) return start;
     if (start < n) fn(text.substr(start), ++lineno);
+    return n;
+}
+
+// Every line of a whole text.
+template <typename Fn>
+void for_each_line(std::string_view text, Fn&& fn) {
+    long long lineno = 0;
+    split_lines(text, true, lineno, fn);
 }
 
 // "(EngineCore pid=3475) ERROR 09-05 23:33:11 [core.py:1348] msg": the process and pid,
@@ -113,5 +135,53 @@ Json trtllm_settings(std::string_view args_line);
 // Requests the line shows answered with HTTP 200, and TensorRT-LLM pauses it logs.
 int count_served(std::string_view line);
 int count_pauses(std::string_view line);
+
+// ---- the walks: a log is read one line at a time, so it can come in pieces
+
+// The engine a log's facts are read as: the one it names, else the one the user named.
+std::optional<std::string> log_engine(const Engine* found, const Engine* named);
+
+// Every distinct value each field took, in the order first seen.
+using Seen = std::vector<std::pair<std::string, std::vector<Json>>>;
+
+// The boot facts, line by line; parse_boot_log is this walk over a whole text.
+class FactsWalk {
+public:
+    // `engine`: the one the log names, else the one the user named; nullopt for neither.
+    explicit FactsWalk(std::optional<std::string> engine);
+    void line(std::string_view raw, long long lineno);
+    BootFacts finish();
+
+private:
+    BootFacts f_;
+    Seen seen_;
+    std::map<std::string, std::set<long long>> procs_;
+    bool in_drafter_ = false;
+    bool want_args_line_ = false, args_line_taken_ = false;
+    std::optional<std::string> trt_args_line_;
+    long long served_ = 0, pauses_ = 0;
+    bool trt_info_ = false;
+    bool is_trtllm_ = false;
+    std::vector<std::size_t> first_at_;
+};
+
+// The start-up failure, line by line; classify_failure is this walk over a whole text.
+class FailureWalk {
+public:
+    FailureWalk();
+    void line(std::string_view raw, long long lineno);
+    std::optional<Failure> finish();
+
+    // The last lines walked (after blanking), newest first: back(0) is the latest.
+    std::size_t kept() const { return std::min(count_, before_.size()); }
+    const std::string& back(std::size_t k) const { return before_[(count_ - 1 - k) % before_.size()]; }
+
+private:
+    std::vector<std::optional<Failure>> hits_;
+    std::array<std::string, 6> before_;  // a ring: the traceback helpers look this far back
+    std::size_t count_ = 0;
+    bool stopped_ = false, inside_ignored_ = false;
+    std::optional<long long> ready_at_;
+};
 
 }  // namespace inferlint::parse::detail

@@ -4,7 +4,6 @@
 #include "inferlint/parse/bootlog.hpp"
 
 #include <array>
-#include <deque>
 #include <regex>
 
 namespace inferlint::parse {
@@ -89,9 +88,9 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 
 // The `assert` statement a bare AssertionError came from: its message is empty, and the
 // error after it can blame something else entirely.
-std::string failed_assert(const std::deque<std::string>& before) {
-    for (std::size_t k = 0; k < before.size() && k < 3; ++k) {
-        const std::string& ln = before[before.size() - 1 - k];
+std::string failed_assert(const detail::FailureWalk& before) {
+    for (std::size_t k = 0; k < before.kept() && k < 3; ++k) {
+        const std::string& ln = before.back(k);
         if (starts_with(ln, "assert ")) return ln;
     }
     return {};
@@ -99,10 +98,10 @@ std::string failed_assert(const std::deque<std::string>& before) {
 
 // Where a generic exception was raised, from the last traceback frame above it: the
 // function often names the cause the message does not.
-std::string raised_in(const std::deque<std::string>& before) {
+std::string raised_in(const detail::FailureWalk& before) {
     static const Rx frame = INFERLINT_RX(R"re(^File "([^"]+)", line (\d+), in (\S+))re");
-    for (std::size_t k = 0; k < before.size() && k < 6; ++k) {
-        const std::string& ln = before[before.size() - 1 - k];
+    for (std::size_t k = 0; k < before.kept() && k < 6; ++k) {
+        const std::string& ln = before.back(k);
         if (!starts_with(ln, "File \"")) continue;
         std::cmatch m;
         if (!detail::search_bounded(ln, frame, m) || m.position(0) != 0) continue;
@@ -152,60 +151,64 @@ std::optional<long long> shutdown_lineno(std::string_view text) {
 // One pass. Python's version tries each rule over every line; here each rule keeps its
 // first candidate, and a candidate is dropped when something shows the server survived it
 // (the ready line came later, or it answered a request afterwards).
-std::optional<Failure> classify_failure(std::string_view text) {
+detail::FailureWalk::FailureWalk() : hits_(rules().size()) {}
+
+void detail::FailureWalk::line(std::string_view raw, long long lineno) {
+    if (stopped_) return;
+    if (raw.find(kShutdown) != std::string_view::npos) {
+        stopped_ = true;
+        return;
+    }
     const auto& all = rules();
-    std::vector<std::optional<Failure>> hits(all.size());
-    std::deque<std::string> before;  // the last processed lines, for the traceback helpers
-    bool stopped = false, inside_ignored = false;
-    std::optional<long long> ready_at;
+    std::string owned;
+    std::string_view ln = raw;
+    if (raw.find('\x1b') != std::string_view::npos) {
+        owned = strip_ansi(raw);
+        ln = owned;
+    }
+    ln = strip(strip_log_prefix(ln));
+    // Tracebacks the server says it ignores (SGLang's optional imports) are blanked.
+    if (starts_with(ln, "[start of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = true;
+    bool drop = inside_ignored_ || (starts_with(ln, "Ignore import error") &&
+                                    (ln.size() == 19 || !(std::isalnum(static_cast<unsigned char>(ln[19])) || ln[19] == '_')));
+    if (starts_with(ln, "[end of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = false;
+    if (drop) ln = {};
 
-    detail::for_each_line(text, [&](std::string_view raw, long long lineno) {
-        if (stopped) return;
-        if (raw.find(kShutdown) != std::string_view::npos) {
-            stopped = true;
-            return;
-        }
-        std::string owned;
-        std::string_view ln = raw;
-        if (raw.find('\x1b') != std::string_view::npos) {
-            owned = strip_ansi(raw);
-            ln = owned;
-        }
-        ln = detail::strip(strip_log_prefix(ln));
-        // Tracebacks the server says it ignores (SGLang's optional imports) are blanked.
-        if (starts_with(ln, "[start of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored = true;
-        bool drop = inside_ignored || (starts_with(ln, "Ignore import error") &&
-                                       (ln.size() == 19 || !(std::isalnum(static_cast<unsigned char>(ln[19])) || ln[19] == '_')));
-        if (starts_with(ln, "[end of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored = false;
-        if (drop) ln = {};
-
-        if (!ready_at && ln.find(kReady) != std::string_view::npos) {
-            ready_at = lineno;
-            for (auto& h : hits) h.reset();
-        } else if (!ready_at || lineno > *ready_at) {
-            if (ready_at && kept_serving(ln))
-                for (auto& h : hits) h.reset();
-            for (std::size_t r = 0; r < all.size(); ++r) {
-                if (hits[r]) continue;
-                auto d = match_rule(r, all[r], ln);
-                if (!d) continue;
-                std::string detail_text(detail::strip(*d));
-                if (all[r].kind == FailureKind::assertion && detail_text.empty()) detail_text = failed_assert(before);
-                if (all[r].kind == FailureKind::unclassified_exception) {
-                    std::string where = raised_in(before);
-                    if (!where.empty()) detail_text += " (" + where + ")";
-                }
-                hits[r] = Failure{all[r].kind, ready_at ? FailurePhase::serving : FailurePhase::boot, lineno,
-                                  detail::valid_utf8(detail::first_chars(ln, 300)),
-                                  detail::valid_utf8(detail::first_chars(detail_text, 200))};
+    if (!ready_at_ && ln.find(kReady) != std::string_view::npos) {
+        ready_at_ = lineno;
+        for (auto& h : hits_) h.reset();
+    } else if (!ready_at_ || lineno > *ready_at_) {
+        if (ready_at_ && kept_serving(ln))
+            for (auto& h : hits_) h.reset();
+        for (std::size_t r = 0; r < all.size(); ++r) {
+            if (hits_[r]) continue;
+            auto d = match_rule(r, all[r], ln);
+            if (!d) continue;
+            std::string detail_text(strip(*d));
+            if (all[r].kind == FailureKind::assertion && detail_text.empty()) detail_text = failed_assert(*this);
+            if (all[r].kind == FailureKind::unclassified_exception) {
+                std::string where = raised_in(*this);
+                if (!where.empty()) detail_text += " (" + where + ")";
             }
+            hits_[r] = Failure{all[r].kind, ready_at_ ? FailurePhase::serving : FailurePhase::boot, lineno,
+                               valid_utf8(first_chars(ln, 300)), valid_utf8(first_chars(detail_text, 200))};
         }
-        before.emplace_back(ln);
-        if (before.size() > 6) before.pop_front();
-    });
-    for (auto& h : hits)
-        if (h) return h;
+    }
+    // The ring keeps each slot's buffer: no allocation per line once the lines are seen.
+    before_[count_ % before_.size()].assign(ln);
+    ++count_;
+}
+
+std::optional<Failure> detail::FailureWalk::finish() {
+    for (auto& h : hits_)
+        if (h) return std::move(h);
     return std::nullopt;
+}
+
+std::optional<Failure> classify_failure(std::string_view text) {
+    detail::FailureWalk walk;
+    detail::for_each_line(text, [&](std::string_view raw, long long lineno) { walk.line(raw, lineno); });
+    return walk.finish();
 }
 
 }  // namespace inferlint::parse

@@ -7,7 +7,10 @@
 #include <arpa/inet.h>
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -33,21 +36,34 @@ struct TestServer {
     }
 };
 
-// A raw TCP listener that runs `behave` on each accepted connection.
+// A raw TCP listener on loopback (IPv4, or IPv6 [::1]) that runs `behave` on the first
+// accepted connection.
 struct RawServer {
     int fd = -1;
     int port = 0;
+    bool v6 = false;
     std::thread th;
     std::atomic<bool> done{false};
-    explicit RawServer(std::function<void(int)> behave, bool accept_connections = true) {
-        fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-        socklen_t len = sizeof a;
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-        port = ntohs(a.sin_port);
+    explicit RawServer(std::function<void(int)> behave, bool accept_connections = true, int family = AF_INET)
+        : v6(family == AF_INET6) {
+        fd = ::socket(family, SOCK_STREAM, 0);
+        sockaddr_storage store{};
+        socklen_t len = 0;
+        if (v6) {
+            auto* a = reinterpret_cast<sockaddr_in6*>(&store);
+            a->sin6_family = AF_INET6;
+            a->sin6_addr = in6addr_loopback;
+            len = sizeof *a;
+        } else {
+            auto* a = reinterpret_cast<sockaddr_in*>(&store);
+            a->sin_family = AF_INET;
+            a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            len = sizeof *a;
+        }
+        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&store), len) == 0);
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&store), &len);
+        port = ntohs(v6 ? reinterpret_cast<sockaddr_in6*>(&store)->sin6_port
+                        : reinterpret_cast<sockaddr_in*>(&store)->sin_port);
         ::listen(fd, 8);
         if (!accept_connections) return;  // the kernel still completes handshakes (backlog)
         th = std::thread([this, behave] {
@@ -58,13 +74,78 @@ struct RawServer {
             }
         });
     }
-    std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
+    std::string url(const std::string& path) const {
+        return (v6 ? "http://[::1]:" : "http://127.0.0.1:") + std::to_string(port) + path;
+    }
     ~RawServer() {
         ::shutdown(fd, SHUT_RDWR);
         ::close(fd);
         if (th.joinable()) th.join();
     }
 };
+
+// Bounds a raw server's blocking reads, so a test that goes wrong fails instead of hanging.
+void limit_reads(int c, int seconds = 5) {
+    timeval tv{seconds, 0};
+    ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+// Reads one whole request (head and Content-Length body) and returns it.
+std::string read_request(int c) {
+    limit_reads(c);
+    std::string got;
+    char buf[4096];
+    std::size_t want = std::string::npos;
+    while (got.size() < want) {
+        auto n = ::recv(c, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        got.append(buf, static_cast<std::size_t>(n));
+        auto end = got.find("\r\n\r\n");
+        if (want == std::string::npos && end != std::string::npos) {
+            auto cl = got.find("Content-Length: ");
+            want = end + 4 + (cl != std::string::npos && cl < end ? std::stoul(got.substr(cl + 16)) : 0);
+        }
+    }
+    return got;
+}
+
+// Sends bytes exactly as given; false once the client has gone.
+bool send_text(int c, std::string_view text) {
+    while (!text.empty()) {
+        auto n = ::send(c, text.data(), text.size(), MSG_NOSIGNAL);
+        if (n <= 0) return false;
+        text.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+// Holds the connection open until the client closes it (or 5 s pass).
+void wait_for_close(int c) {
+    limit_reads(c);
+    char buf[4096];
+    while (::recv(c, buf, sizeof buf, 0) > 0) {
+    }
+}
+
+bool ipv6_loopback_available() {
+    int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_in6 a{};
+    a.sin6_family = AF_INET6;
+    a.sin6_addr = in6addr_loopback;
+    bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    return ok;
+}
+
+std::string error_of(const std::function<void()>& call) {
+    try {
+        call();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -180,4 +261,213 @@ TEST_CASE("a body over the cap is refused, not read whole", "[http]") {
     limits.max_body_bytes = 1 << 20;
     CHECK_THROWS_WITH(util::http_get(s.url("/big"), limits), Catch::Contains("larger than 1 MiB"));
     CHECK(util::http_get(s.url("/big")).body.size() == (3u << 20));
+}
+
+TEST_CASE("a chunked body is decoded, extensions and trailers skipped, without waiting for close", "[http]") {
+    RawServer chunked([](int c) {
+        read_request(c);
+        int one = 1;
+        ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        // Pieces cut mid-line and mid-chunk, as a network may deliver them.
+        const char* pieces[] = {
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5;name=\"va",
+            "l\"\r\nhel",
+            "lo\r\n6\r\n world\r",
+            "\na\r\n0123456789\r\n0\r\nX-Checksum: abc\r\n",
+            "\r\n",
+        };
+        for (std::string_view piece : pieces) {
+            send_text(c, piece);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        wait_for_close(c);  // the answer is complete; the client must not wait for the close
+    });
+    util::HttpLimits limits;
+    limits.read_s = 5;
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = util::http_get(chunked.url("/metrics"), limits);
+    CHECK(r.status == 200);
+    CHECK(r.body == "hello world0123456789");
+    CHECK(r.content_type == "text/plain");
+    CHECK(seconds_since(t0) < 2.0);
+}
+
+TEST_CASE("without Content-Length the body runs until the server closes", "[http]") {
+    RawServer closing([](int c) {
+        read_request(c);
+        send_text(c, "HTTP/1.0 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\n\r\n"
+                     "vllm:num_requests_running 3\n");
+    });
+    auto r = util::http_get(closing.url("/metrics"));
+    CHECK(r.status == 200);
+    CHECK(r.body == "vllm:num_requests_running 3\n");
+    CHECK(r.content_type == "text/plain; version=0.0.4");  // header names are case-insensitive
+}
+
+TEST_CASE("an interim 100 Continue is skipped for the real answer", "[http]") {
+    std::string request;
+    {
+        RawServer continuing([&request](int c) {
+            request = read_request(c);
+            send_text(c, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok");
+        });
+        auto r = util::http_post_json(continuing.url("/v1/completions"), R"({"a":1})");
+        CHECK(r.status == 201);
+        CHECK(r.body == "ok");
+    }  // joined: the server has its request
+    CHECK(request.rfind("POST /v1/completions HTTP/1.1\r\n", 0) == 0);
+    CHECK(request.find("\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}") !=
+          std::string::npos);
+}
+
+TEST_CASE("a server that does not speak HTTP is said so at once, naming the URL", "[http]") {
+    const std::string_view starts[] = {
+        "SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n",  // another protocol's banner
+        "HTTP/1.1 OK\r\n\r\n",                         // a status line without a status
+        std::string_view("\x16\x03\x01\x00\x05", 5),  // TLS
+    };
+    for (std::string_view start : starts) {
+        RawServer odd([start](int c) {
+            read_request(c);
+            send_text(c, start);
+            wait_for_close(c);
+        });
+        util::HttpLimits limits;
+        limits.read_s = 5;
+        auto t0 = std::chrono::steady_clock::now();
+        std::string what = error_of([&] { util::http_get(odd.url("/metrics"), limits); });
+        INFO(what);
+        CHECK(what.find(odd.url("/metrics") + ": not an HTTP answer") == 0);
+        CHECK(what.find('\n') == std::string::npos);
+        CHECK(seconds_since(t0) < 2.0);
+    }
+}
+
+TEST_CASE("headers over 64 KiB are refused", "[http]") {
+    RawServer chatty([](int c) {
+        read_request(c);
+        send_text(c, "HTTP/1.1 200 OK\r\nX-Filler: " + std::string(70000, 'a') + "\r\n\r\n");
+        wait_for_close(c);
+    });
+    std::string what = error_of([&] { util::http_get(chatty.url("/metrics")); });
+    CHECK(what == chatty.url("/metrics") + ": not an HTTP answer (headers over 64 KiB)");
+}
+
+TEST_CASE("a close before Content-Length is reached is an error, not a short body", "[http]") {
+    RawServer shortish([](int c) {
+        read_request(c);
+        send_text(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this");
+    });
+    util::HttpLimits limits;
+    limits.read_s = 5;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string what = error_of([&] { util::http_get(shortish.url("/metrics"), limits); });
+    CHECK(what ==
+          shortish.url("/metrics") + ": no answer within 5 s, or the connection was closed mid-answer");
+    CHECK(seconds_since(t0) < 2.0);  // seen as a close, not waited out as silence
+}
+
+TEST_CASE("a Content-Length over the cap is refused before reading the body", "[http]") {
+    RawServer huge([](int c) {
+        read_request(c);
+        send_text(c, "HTTP/1.1 200 OK\r\nContent-Length: 10485760\r\n\r\nxxxx");
+        wait_for_close(c);  // the body never comes: reading it would wait out read_s
+    });
+    util::HttpLimits limits;
+    limits.read_s = 5;
+    limits.max_body_bytes = 1 << 20;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
+    CHECK(what == huge.url("/metrics") + ": the answer is larger than 1 MiB; is this the server's address?");
+    CHECK(seconds_since(t0) < 2.0);
+}
+
+TEST_CASE("a chunk over the cap is refused before reading it", "[http]") {
+    RawServer huge([](int c) {
+        read_request(c);
+        send_text(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\nxx");
+        wait_for_close(c);
+    });
+    util::HttpLimits limits;
+    limits.read_s = 5;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
+    CHECK(what == huge.url("/metrics") + ": the answer is larger than 64 MiB; is this the server's address?");
+    CHECK(seconds_since(t0) < 2.0);
+}
+
+TEST_CASE("a steady trickle is cut off at total_s", "[http]") {
+    RawServer trickle([](int c) {
+        read_request(c);
+        send_text(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
+        for (int i = 0; i < 100 && send_text(c, "x"); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    });
+    util::HttpLimits limits;
+    limits.read_s = 2;
+    limits.total_s = 0.5;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string what = error_of([&] { util::http_get(trickle.url("/metrics"), limits); });
+    CHECK(what == trickle.url("/metrics") + ": no complete answer within 0.5 s");
+    CHECK(seconds_since(t0) < 1.5);
+}
+
+TEST_CASE("IPv6 loopback: GET http://[::1]:port", "[http]") {
+    if (!ipv6_loopback_available()) {
+        WARN("skipped: this machine has no IPv6 loopback");
+        return;
+    }
+    std::string request;
+    std::string url;
+    {
+        RawServer v6(
+            [&request](int c) {
+                request = read_request(c);
+                send_text(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+            },
+            true, AF_INET6);
+        url = v6.url("/metrics?x=1");
+        auto r = util::http_get(url);
+        CHECK(r.status == 200);
+        CHECK(r.body == "hello");
+        CHECK(request.rfind("GET /metrics?x=1 HTTP/1.1\r\n", 0) == 0);
+        CHECK(request.find("\r\nHost: [::1]:" + std::to_string(v6.port) + "\r\n") != std::string::npos);
+    }
+}
+
+TEST_CASE("localhost is tried on each of its addresses", "[http]") {
+    TestServer s;  // IPv4 only: if localhost is ::1 first, that address is refused and the next one tried
+    s.svr.Get("/ok", [](const httplib::Request&, httplib::Response& r) {
+        r.set_content("hello", "text/plain");
+    });
+    s.start();
+    auto r = util::http_get("http://localhost:" + std::to_string(s.port) + "/ok");
+    CHECK(r.status == 200);
+    CHECK(r.body == "hello");
+}
+
+TEST_CASE("a large POST body arrives intact, with the request headers", "[http]") {
+    std::mutex m;
+    std::string seen_headers;
+    TestServer s;
+    s.svr.Post("/echo", [&](const httplib::Request& q, httplib::Response& r) {
+        {
+            std::lock_guard<std::mutex> lock(m);
+            for (const char* name : {"Content-Type", "Content-Length", "User-Agent", "Accept", "Connection"})
+                seen_headers += std::string(name) + "=" + q.get_header_value(name) + ";";
+        }
+        r.set_content(q.body, "application/json");
+    });
+    s.start();
+    std::string body = "[";
+    while (body.size() < (3u << 20)) body += "\"caf\xc3\xa9 \xf0\x9f\x98\x80 \\n\",";  // over a socket buffer
+    body += "0]";
+    auto p = util::http_post_json(s.url("/echo"), body);
+    CHECK(p.status == 200);
+    CHECK(p.content_type == "application/json");
+    CHECK(p.body.size() == body.size());
+    CHECK(p.body == body);
+    std::lock_guard<std::mutex> lock(m);
+    CHECK(seen_headers == "Content-Type=application/json;Content-Length=" + std::to_string(body.size()) +
+                              ";User-Agent=inferlint;Accept=*/*;Connection=close;");
 }

@@ -9,8 +9,10 @@
 
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
+#include "inferlint/parse/failures.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -90,8 +92,22 @@ Json to_json(const BootFacts& facts);
 // The facts in a boot log. `named`: the engine to assume when the log does not say.
 BootFacts parse_boot_log(std::string_view text, const Engine* named);
 
-// Reads and parses a file. Throws InputError naming the path for a missing file, a
-// directory, an empty file or binary junk.
+// What one pass over a log file finds.
+struct BootLogScan {
+    const Engine* found = nullptr;   // the engine the log itself names, if any
+    BootFacts facts;                 // as parse_boot_log reads them
+    std::optional<Failure> failure;  // as classify_failure names it
+};
+
+// Reads a log file in pieces and walks it once for its facts and its failure. Memory is
+// bounded by the longest line and the facts kept, not by the log's length. `accept` is
+// asked once the head of the log has said which engine wrote it; false stops the walk and
+// gives nullopt (another engine's log). Throws InputError naming the path for a missing
+// file, a folder, an empty file, binary junk or a read error.
+std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path, const Engine* named,
+                                              const std::function<bool(const Engine*)>& accept = {});
+
+// The facts of a log file (scan_boot_log_file without a question).
 BootFacts parse_boot_log_file(const std::filesystem::path& path, const Engine* named);
 
 // A note when the log comes from a release series inferlint was not tested on.

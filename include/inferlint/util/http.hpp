@@ -1,6 +1,7 @@
-// A small HTTP client for talking to inference servers (over cpp-httplib): plain GET and
-// JSON POST with bounded connect and read times, a cap on the body, and errors that name
-// the URL in one line. Knows nothing about inference servers.
+// A small HTTP client for talking to inference servers (plain HTTP/1.1 over POSIX sockets,
+// one connection per request): GET and JSON POST with bounded connect and read times, a
+// cap on the body, and errors that name the URL in one line. Knows nothing about
+// inference servers.
 #pragma once
 
 #include <cstddef>

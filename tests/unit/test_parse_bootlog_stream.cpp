@@ -1,0 +1,187 @@
+// A boot log read in pieces (scan_boot_log_file) must say exactly what the whole text says
+// (parse_boot_log + classify_failure), wherever the pieces happen to be cut.
+#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/failures.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+#include "parse/bootlog_text.hpp"
+
+#include "support.hpp"
+
+#include <fstream>
+#include <random>
+
+using namespace inferlint;
+
+namespace {
+
+using Lines = std::vector<std::pair<std::string, long long>>;
+
+Lines whole_lines(std::string_view text) {
+    Lines out;
+    parse::detail::for_each_line(text, [&](std::string_view l, long long n) { out.emplace_back(l, n); });
+    return out;
+}
+
+// The text cut at `cuts` (sorted offsets), walked as the file reader walks it: each piece
+// appended to what the last one left unfinished.
+Lines piece_lines(std::string_view text, const std::vector<std::size_t>& cuts) {
+    Lines out;
+    long long lineno = 0;
+    std::string pending;
+    std::size_t from = 0;
+    auto emit = [&](std::string_view l, long long n) { out.emplace_back(l, n); };
+    for (std::size_t k = 0; k <= cuts.size(); ++k) {
+        std::size_t to = k < cuts.size() ? cuts[k] : text.size();
+        pending.append(text.substr(from, to - from));
+        from = to;
+        bool last = k == cuts.size();
+        std::size_t used = parse::detail::split_lines(pending, last, lineno, emit);
+        pending.erase(0, used);
+    }
+    return out;
+}
+
+std::filesystem::path temp_file(const std::string& name, std::string_view text) {
+    auto dir = std::filesystem::temp_directory_path() / ("inferlint-stream-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto p = dir / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+}
+
+void same_as_whole(const std::filesystem::path& p) {
+    std::string text = util::read_file(p);
+    auto scan = parse::scan_boot_log_file(p, nullptr);
+    REQUIRE(scan);
+    CHECK(scan->found == from_log(text));
+    CHECK(parse::to_json(scan->facts) == parse::to_json(parse::parse_boot_log(text, nullptr)));
+    auto whole = parse::classify_failure(text);
+    REQUIRE(scan->failure.has_value() == whole.has_value());
+    if (whole) {
+        CHECK(scan->failure->summary() == whole->summary());
+        CHECK(scan->failure->lineno == whole->lineno);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("split_lines: every cut point gives the lines of the whole text", "[bootlog][stream]") {
+    // Every break Python's splitlines knows, some of them more than one byte long.
+    const std::string text = "a\r\nbb\rc\nd\x0b" "e\x0c" "f\x1cg\x1dh\x1ei\xc2\x85j\xe2\x80\xa8k\xe2\x80\xa9l\r\r\n"
+                             "\xe2\x80\x99quote\xc2\xa0nbsp\r\n\nlast";
+    const Lines whole = whole_lines(text);
+    REQUIRE(whole.size() == 16);
+    CHECK(whole[0].first == "a");
+    CHECK(whole.back() == Lines::value_type{"last", 16});
+    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+        INFO("cut at " << cut);
+        CHECK(piece_lines(text, {cut}) == whole);
+    }
+    for (std::size_t a = 0; a <= text.size(); ++a)
+        for (std::size_t b = a; b <= text.size(); ++b) REQUIRE(piece_lines(text, {a, b}) == whole);
+}
+
+TEST_CASE("split_lines: random pieces of a real log", "[bootlog][stream]") {
+    std::string text = util::read_file(testsupport::own_fixtures() / "vllm-sim/preempted/boot.log");
+    // \r\n endings too, so a cut can fall between the two bytes
+    std::string crlf;
+    for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    for (const std::string* t : {&text, &crlf}) {
+        const Lines whole = whole_lines(*t);
+        std::mt19937 rng(7);
+        for (int round = 0; round < 50; ++round) {
+            std::vector<std::size_t> cuts;
+            std::size_t at = 0;
+            while (true) {
+                at += 1 + rng() % 700;
+                if (at >= t->size()) break;
+                cuts.push_back(at);
+            }
+            REQUIRE(piece_lines(*t, cuts) == whole);
+        }
+    }
+}
+
+TEST_CASE("scan_boot_log_file says what the whole text says", "[bootlog][stream]") {
+    same_as_whole(testsupport::own_fixtures() / "vllm-sim/preempted/boot.log");
+    same_as_whole(testsupport::own_fixtures() / "vllm-sim/healthy/boot.log");
+    REQUIRE_REFERENCE(root);
+    int logs = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+        if (!e.is_regular_file() || e.path().extension() != ".log") continue;
+        std::string name = e.path().filename().string();
+        if (name.find("boot") == std::string::npos) continue;
+        INFO(e.path().string());
+        same_as_whole(e.path());
+        ++logs;
+    }
+    CHECK(logs >= 20);
+}
+
+TEST_CASE("scan_boot_log_file: a log longer than its buffer, cut inside a line and inside a break",
+          "[bootlog][stream]") {
+    std::string one = util::read_file(testsupport::own_fixtures() / "vllm-sim/preempted/boot.log");
+    // Filler lines up to just before the 1 MiB buffer edge, then a \r\n across the edge.
+    std::string text = one;
+    while (text.size() < (std::size_t{1} << 20) - 200) text += "INFO:     127.0.0.1:5 - \"GET /metrics HTTP/1.1\" 200 OK\n";
+    text += std::string((std::size_t{1} << 20) - 1 - text.size(), 'x');
+    text += "\r\n";  // the \r is the buffer's last byte
+    // A 2.5 MiB line (longer than the buffer), then the whole log again: a second start.
+    text += "Setting attention block size to " + std::string(5 << 19, '7') + " tokens\n";
+    text += one;
+    auto p = temp_file("long.log", text);
+    same_as_whole(p);
+    auto scan = parse::scan_boot_log_file(p, nullptr);
+    REQUIRE(scan);
+    CHECK(scan->facts.lines == static_cast<long long>(whole_lines(text).size()));
+    CHECK(scan->facts.unparsed.size() == 1);
+    CHECK(scan->facts.unparsed.at(0).field == "attention_block_size");
+    CHECK(scan->facts.ready);
+    std::filesystem::remove_all(p.parent_path());
+}
+
+TEST_CASE("scan_boot_log_file: the engine is asked about once, and a no stops the walk", "[bootlog][stream]") {
+    auto p = testsupport::own_fixtures() / "vllm-sim/preempted/boot.log";
+    int asked = 0;
+    const Engine* seen = nullptr;
+    auto scan = parse::scan_boot_log_file(p, nullptr, [&](const Engine* e) {
+        ++asked;
+        seen = e;
+        return false;
+    });
+    CHECK_FALSE(scan);
+    CHECK(asked == 1);
+    REQUIRE(seen);
+    CHECK(seen->key == "vllm");
+    auto named = parse::scan_boot_log_file(temp_file("plain.log", "Available KV cache memory: 2.5 GiB\n"), &sglang());
+    REQUIRE(named);
+    CHECK(named->found == nullptr);
+    CHECK(named->facts.engine == "sglang");
+    CHECK(named->facts.available_kv_cache_gib == 2.5);
+}
+
+TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[bootlog][stream]") {
+    auto dir = std::filesystem::temp_directory_path() / ("inferlint-stream-bad-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto message = [](const std::filesystem::path& p) {
+        try {
+            parse::scan_boot_log_file(p, nullptr);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK(message(dir / "missing.log") == (dir / "missing.log").string() + ": no such file");
+    CHECK(message(dir) == dir.string() + ": is a folder, not a file");
+    { std::ofstream(dir / "empty.log"); }
+    CHECK(message(dir / "empty.log") == (dir / "empty.log").string() + ": empty file");
+    { std::ofstream(dir / "junk.log", std::ios::binary) << std::string("\x7f" "ELF\0\0\1\2", 8); }
+    CHECK(message(dir / "junk.log") == (dir / "junk.log").string() + ": not a text log (binary data)");
+    // Cut off mid-line: the last line still counts.
+    auto cut = parse::scan_boot_log_file(temp_file("cut.log", "Available KV cache memory: 2.5"), nullptr);
+    REQUIRE(cut);
+    CHECK(cut->facts.lines == 1);
+    CHECK(cut->facts.unparsed.size() == 1);
+    std::filesystem::remove_all(dir);
+}
