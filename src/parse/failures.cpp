@@ -72,8 +72,29 @@ std::optional<std::string> match_rule(std::size_t index, const Rule& r, std::str
     return m.size() > 1 ? std::string(detail::group(m, 1)) : std::string();
 }
 
+// SGLang's own stamp, "[2026-10-01 00:42:50] " or "[2026-10-01 00:42:50 TP0] ", which
+// strip_log_prefix leaves on. Python's pattern expects a bare "Prefill batch" and so
+// misses every real SGLang batch line; here the stamp is skipped first.
+std::string_view without_sglang_stamp(std::string_view line) {
+    auto digits = [&](std::size_t at, std::size_t n) {
+        for (std::size_t k = at; k < at + n; ++k)
+            if (k >= line.size() || !std::isdigit(static_cast<unsigned char>(line[k]))) return false;
+        return true;
+    };
+    // "[dddd-dd-dd dd:dd:dd"
+    if (line.size() < 21 || line[0] != '[' || !digits(1, 4) || line[5] != '-' || !digits(6, 2) || line[8] != '-' ||
+        !digits(9, 2) || line[11] != ' ' || !digits(12, 2) || line[14] != ':' || !digits(15, 2) || line[17] != ':' ||
+        !digits(18, 2))
+        return line;
+    auto close = line.find(']', 20);
+    if (close == std::string_view::npos || close > 64 || close + 1 >= line.size() || line[close + 1] != ' ')
+        return line;
+    return line.substr(close + 2);
+}
+
 bool kept_serving(std::string_view line) {
     if (detail::count_served(line) > 0) return true;
+    line = without_sglang_stamp(line);
     for (std::string_view p : {"Prefill batch", "Decode batch"}) {
         if (line.substr(0, p.size()) == p) {
             char c = line.size() > p.size() ? line[p.size()] : ' ';

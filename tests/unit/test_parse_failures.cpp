@@ -117,6 +117,28 @@ TEST_CASE("failures: ignored tracebacks and errors the server survived are not f
     CHECK(f->lineno == 2);
 }
 
+TEST_CASE("failures: SGLang batches after an error show the server survived it", "[failures]") {
+    // SGLang stamps its lines "[date time] " (and " TP0" under tensor parallelism); a batch
+    // run after the error means the server went on working.
+    std::string survived =
+        "[2026-11-29 10:13:01] INFO:     Application startup complete.\n"
+        "[2026-11-29 10:13:09] Scheduler hit an exception: Traceback (most recent call last):\n"
+        "ValueError: The input (9120 tokens) is longer than the model's context length\n"
+        "[2026-11-29 10:13:11 TP0] Prefill batch, #new-seq: 1, #new-token: 122, #running-req: 0\n";
+    CHECK_FALSE(classify_failure(survived));
+    CHECK_FALSE(classify_failure(replace_all(survived, "Prefill batch", "Decode batch")));
+    // mutations: no batch after the error, or a word that only starts like one
+    for (auto broken : {replace_all(survived, "Prefill batch", "Prefill stalled"),
+                        replace_all(survived, "Prefill batch,", "Prefill batches,"),
+                        replace_all(survived, "[2026-11-29 10:13:11 TP0] ", "[not a stamp] ")}) {
+        auto f = classify_failure(broken);
+        REQUIRE(f);
+        CHECK(f->kind == parse::FailureKind::value_error);
+        CHECK(f->phase == FailurePhase::serving);
+        CHECK(f->lineno == 3);
+    }
+}
+
 TEST_CASE("failures: SGLang and 0.29/0.30 start-up failures are named", "[failures]") {
     REQUIRE_REFERENCE(root);
     auto m = classify_failure(util::read_file(root / "sglang-0.5/boot_fail_mamba_state.log"));
