@@ -198,7 +198,11 @@ std::vector<Tripwire> make_table() {
                "sends real requests, and inferlint check-log reports T7 when the log shows a failure "
                "after ready.",
         .check = "`probe` sends one request, then 8 at once, then asks `/health`. `check-log` reports a "
-                 "failure after readiness as T7 and one before it as T12. The probe is tested against a "
+                 "failure after readiness as T7 and one before it as T12. An error after which the "
+                 "server went on working is not a failure: a request answered with 200 later in the log, "
+                 "or a batch SGLang ran later (`[date time] Prefill batch, ...` or `Decode batch`). The "
+                 "Python tool looks for the batch lines without SGLang's time stamp, so it never sees them "
+                 "in a real SGLang log; inferlint skips the stamp first. The probe is tested against a "
                  "mock server with known ways of failing.",
         .command = "inferlint probe http://127.0.0.1:8000",
         .examples = {},
