@@ -216,7 +216,13 @@ TEST_CASE("ground truth: preemptions, peak running, tokens and usable blocks", "
     // T8 and T14: the recording shows the peak and the pool's step of 1/(B-1).
     Series series = series_from_text(series_text.str(), "watch");
     REQUIRE(series.samples.size() > 50);
-    CHECK(series.peak_running() == truth["peak_running"].get<double>());
+    // A sampler sees what lasts at least one interval: on a loaded machine (the sanitized
+    // build, tests in parallel) a peak held for one scheduler step can fall between two
+    // scrapes. Never above the truth, and never far below it.
+    auto peak = series.peak_running();
+    REQUIRE(peak);
+    CHECK(*peak <= truth["peak_running"].get<double>());
+    CHECK(*peak >= truth["peak_running"].get<double>() - 2);
     CHECK(truth["peak_running"].get<int>() < 16);  // the pool, not max-num-seqs, capped it
     double top = 0;
     for (const auto& smp : series.samples) {
