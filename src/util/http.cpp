@@ -1,6 +1,7 @@
 #include "inferlint/util/http.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "text.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -24,23 +24,8 @@
 namespace inferlint::util {
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-// Endpoints a user may paste along with the address; the server is what they name.
-constexpr std::array<std::string_view, 7> kEndpoints = {
-    "/prometheus/metrics", "/metrics", "/v1/completions", "/v1/models", "/v1", "/health", "/version"};
+using text::lower;
+using text::trim;
 
 struct Target {
     BaseUrl base;
@@ -498,79 +483,6 @@ HttpResponse exchange(const std::string& url, const std::string& method, const s
 }
 
 }  // namespace
-
-std::string BaseUrl::str() const {
-    bool v6 = host.find(':') != std::string::npos;
-    return fmt::format("http://{}{}{}:{}{}", v6 ? "[" : "", host, v6 ? "]" : "", port, prefix);
-}
-
-std::string BaseUrl::at(std::string_view path) const {
-    if (path.empty() || path.front() != '/') return str() + "/" + std::string(path);
-    return str() + std::string(path);
-}
-
-BaseUrl parse_base_url(std::string_view text) {
-    std::string_view s = trim(text);
-    const std::string shown(s);
-    if (s.empty()) throw InputError("no server address given (expected e.g. http://127.0.0.1:8000)");
-    if (auto p = s.find("://"); p != std::string_view::npos) {
-        std::string scheme = lower(s.substr(0, p));
-        if (scheme == "https")
-            throw InputError(fmt::format("{}: https is not supported; give the server's plain http address", shown));
-        if (scheme != "http")
-            throw InputError(fmt::format("{}: not an http address (expected e.g. http://127.0.0.1:8000)", shown));
-        s.remove_prefix(p + 3);
-    }
-    if (auto q = s.find_first_of("?#"); q != std::string_view::npos) s = s.substr(0, q);
-    auto slash = s.find('/');
-    std::string_view authority = s.substr(0, slash);
-    std::string_view path = slash == std::string_view::npos ? std::string_view{} : s.substr(slash);
-
-    BaseUrl b;
-    std::string_view port_text;
-    if (!authority.empty() && authority.front() == '[') {
-        auto close = authority.find(']');
-        if (close == std::string_view::npos)
-            throw InputError(fmt::format("{}: unbalanced '[' in the address", shown));
-        b.host = std::string(authority.substr(1, close - 1));
-        std::string_view after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') throw InputError(fmt::format("{}: cannot read the address", shown));
-            port_text = after.substr(1);
-        }
-    } else {
-        auto colon = authority.rfind(':');
-        b.host = std::string(authority.substr(0, colon));
-        if (colon != std::string_view::npos) port_text = authority.substr(colon + 1);
-    }
-    if (b.host.empty()) throw InputError(fmt::format("{}: no host in the address", shown));
-    if (!port_text.empty()) {
-        int port = 0;
-        for (char c : port_text) {
-            if (c < '0' || c > '9' || port > 65535) {
-                port = -1;
-                break;
-            }
-            port = port * 10 + (c - '0');
-        }
-        if (port <= 0 || port > 65535)
-            throw InputError(fmt::format("{}: '{}' is not a port number", shown, port_text));
-        b.port = port;
-    }
-    std::string prefix(path);
-    while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-    for (auto ep : kEndpoints) {
-        if (prefix.size() >= ep.size() && prefix.compare(prefix.size() - ep.size(), ep.size(), ep) == 0) {
-            prefix.erase(prefix.size() - ep.size());
-            break;
-        }
-    }
-    while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-    b.prefix = prefix;
-    return b;
-}
-
-std::string normalise_base_url(std::string_view text) { return parse_base_url(text).str(); }
 
 std::string HttpResponse::reason() const {
     switch (status) {
