@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <sys/wait.h>
@@ -39,6 +40,30 @@ inline std::filesystem::path own_fixtures() { return source_dir() / "tests" / "f
         return;                                                                                \
     }                                                                                          \
     const std::filesystem::path var = *var##_opt
+
+// A fresh scratch folder for this test process ("inferlint-TAG-PID-N" in the temp folder);
+// the caller removes it.
+inline std::filesystem::path scratch_dir(const std::string& tag) {
+    static int counter = 0;
+    auto dir = std::filesystem::temp_directory_path() /
+               ("inferlint-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+// The text rebuilt line by line (each line with its newline): `keep` may change a line,
+// or return false to drop it. For the mutation tests' edits.
+inline std::string each_line(const std::string& text, const std::function<bool(std::string&)>& keep) {
+    std::string out;
+    for (std::size_t pos = 0; pos < text.size();) {
+        std::size_t end = text.find('\n', pos);
+        end = end == std::string::npos ? text.size() : end + 1;
+        std::string line = text.substr(pos, end - pos);
+        if (keep(line)) out += line;
+        pos = end;
+    }
+    return out;
+}
 
 struct CliResult {
     int rc = -1;

@@ -6,13 +6,11 @@
 #include "support.hpp"
 
 #include "inferlint/core/result.hpp"
+#include "inferlint/util/files.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <functional>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -74,35 +72,27 @@ Json only(const Json& results, const std::string& tripwire) {
     return found.front();
 }
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE(in.good());
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // A scratch folder for this test process, removed by the caller.
 fs::path scratch() {
-    auto d = fs::temp_directory_path() / ("inferlint-own-bootlog-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
+    static const fs::path dir = testsupport::scratch_dir("own-bootlog");
+    fs::create_directories(dir);
+    return dir;
 }
 
 // Copies `from` to `to` line by line; `edit` may change a line, or return false to drop it.
 // Requires that the edit changed something, so a fixture edited under the test is noticed.
 void write_edited(const fs::path& from, const fs::path& to, const std::function<bool(std::string&)>& edit) {
-    std::istringstream in(read_text(from));
-    std::string out, line;
+    const std::string text = inferlint::util::read_file(from);
     int changed = 0;
-    while (std::getline(in, line)) {
-        std::string before = line;
+    std::string out = testsupport::each_line(text, [&](std::string& line) {
+        const std::string before = line;
         bool keep = edit(line);
         if (!keep || line != before) ++changed;
-        if (keep) out += line + "\n";
-    }
+        return keep;
+    });
     INFO("editing " << from.string());
     REQUIRE(changed > 0);
-    fs::create_directories(to.parent_path());
-    std::ofstream(to, std::ios::binary) << out;
+    inferlint::util::write_file(to, out);
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

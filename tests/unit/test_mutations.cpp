@@ -21,19 +21,7 @@ using Edit = std::function<std::string(const std::string&)>;
 
 std::string ident(const std::string& s) { return s; }
 
-// The text rebuilt line by line (newlines kept): `keep` may change a line, or return false
-// to drop it.
-std::string each_line(const std::string& text, const std::function<bool(std::string&)>& keep) {
-    std::string out;
-    for (std::size_t pos = 0; pos < text.size();) {
-        std::size_t end = text.find('\n', pos);
-        end = end == std::string::npos ? text.size() : end + 1;
-        std::string line = text.substr(pos, end - pos);
-        if (keep(line)) out += line;
-        pos = end;
-    }
-    return out;
-}
+using testsupport::each_line;
 
 // Replaces every occurrence of `from` on lines that start with `prefix` ("" for any line).
 Edit replace(std::string from, std::string to, std::string prefix = "") {
@@ -71,12 +59,7 @@ Edit drop_lines(std::vector<std::string> words, bool starts = false) {
     };
 }
 
-fs::path scratch_dir() {
-    static int counter = 0;
-    auto dir = fs::temp_directory_path() / fmt::format("inferlint-mutations-{}-{}", ::getpid(), counter++);
-    fs::create_directories(dir);
-    return dir;
-}
+fs::path scratch_dir() { return testsupport::scratch_dir("mutations"); }
 
 // A copy of `src` edited: a plain file's text, or a snapshot file's "text" field.
 fs::path edited(const fs::path& src, const Edit& edit, const fs::path& dir) {

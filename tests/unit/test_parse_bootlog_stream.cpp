@@ -43,10 +43,8 @@ Lines piece_lines(std::string_view text, const std::vector<std::size_t>& cuts) {
 }
 
 std::filesystem::path temp_file(const std::string& name, std::string_view text) {
-    auto dir = std::filesystem::temp_directory_path() / ("inferlint-stream-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    auto p = dir / name;
-    std::ofstream(p, std::ios::binary) << text;
+    auto p = testsupport::scratch_dir("stream") / name;
+    util::write_file(p, text);
     return p;
 }
 
@@ -156,7 +154,9 @@ TEST_CASE("scan_boot_log_file: the engine is asked about once, and a no stops th
     CHECK(asked == 1);
     REQUIRE(seen);
     CHECK(seen->key == "vllm");
-    auto named = parse::scan_boot_log_file(temp_file("plain.log", "Available KV cache memory: 2.5 GiB\n"), &sglang());
+    auto plain = temp_file("plain.log", "Available KV cache memory: 2.5 GiB\n");
+    auto named = parse::scan_boot_log_file(plain, &sglang());
+    std::filesystem::remove_all(plain.parent_path());
     REQUIRE(named);
     CHECK(named->found == nullptr);
     CHECK(named->facts.engine == "sglang");
@@ -181,7 +181,9 @@ TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[boo
     { std::ofstream(dir / "junk.log", std::ios::binary) << std::string("\x7f" "ELF\0\0\1\2", 8); }
     CHECK(message(dir / "junk.log") == (dir / "junk.log").string() + ": not a text log (binary data)");
     // Cut off mid-line: the last line still counts.
-    auto cut = parse::scan_boot_log_file(temp_file("cut.log", "Available KV cache memory: 2.5"), nullptr);
+    auto cut_log = temp_file("cut.log", "Available KV cache memory: 2.5");
+    auto cut = parse::scan_boot_log_file(cut_log, nullptr);
+    std::filesystem::remove_all(cut_log.parent_path());
     REQUIRE(cut);
     CHECK(cut->facts.lines == 1);
     CHECK(cut->facts.unparsed.size() == 1);
