@@ -3,6 +3,7 @@
 // free port; only processes these tests start are ever signalled.
 #include "support.hpp"
 
+#include "inferlint/parse/series.hpp"
 #include "inferlint/run/xray.hpp"
 #include "inferlint/util/files.hpp"
 #include "inferlint/util/http.hpp"
@@ -222,7 +223,13 @@ TEST_CASE("xray on the simulator: a run set up to preempt fails T1 and T8, match
     REQUIRE(r.find("T8"));
     CHECK(r.find("T8")->status == Status::fail);
     CHECK(r.find("T8")->evidence["requested"] == 16);
-    CHECK(r.find("T8")->evidence["peak_running"] == truth["peak_running"].get<double>());
+    // The recording samples every 10 ms and can miss a peak that lasted less (under a
+    // sanitizer it does): the evidence is the recording's own peak, never above the truth.
+    const double peak = r.find("T8")->evidence["peak_running"].get<double>();
+    CHECK(peak == read_series(out / "run.series.jsonl").peak_running().value());
+    CHECK(peak <= truth["peak_running"].get<double>());
+    CHECK(peak >= 4);
+    CHECK(truth["peak_running"].get<int>() < 16);
     REQUIRE(r.find("T14"));
     CHECK(r.find("T14")->status == Status::pass);
     CHECK(r.find("T14")->evidence["inferred_usable_blocks"] == truth["usable_blocks"]);
