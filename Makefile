@@ -21,7 +21,7 @@ $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DINFERLINT_SANITIZE=ON
 
 build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target inferlint_tests
 
 demo: build
 	./scripts/demo $(BUILD)
