@@ -3,8 +3,11 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -50,6 +53,18 @@ inline std::filesystem::path scratch_dir(const std::string& tag) {
     std::filesystem::create_directories(dir);
     return dir;
 }
+
+// A scratch folder (scratch_dir's) removed with everything in it when it goes out of scope.
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const std::string& tag = "tmp") : path(scratch_dir(tag)) {}
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
 
 // The text rebuilt line by line (each line with its newline): `keep` may change a line,
 // or return false to drop it. For the mutation tests' edits.
@@ -100,6 +115,35 @@ inline CliResult run_cli(const std::vector<std::string>& args, const std::string
     }
     std::filesystem::remove(err_path);
     return r;
+}
+
+// Where ours (a) and the reference (b) differ, by conform.py's rule: the same keys, numbers
+// equal to 1e-6 relative (or 1e-9 absolute), strings, booleans and nulls equal. "" when
+// they agree, else the path of the first difference and the two values.
+inline std::string json_differ(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "") {
+    auto unequal = [&] { return path + ": " + a.dump() + " != " + b.dump(); };
+    if (b.is_number()) {
+        if (!a.is_number()) return unequal();
+        double x = a.get<double>(), y = b.get<double>();
+        if (x == y || std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y)) || std::abs(x - y) <= 1e-9)
+            return "";
+        return unequal();
+    }
+    if (b.is_object()) {
+        if (!a.is_object() || a.size() != b.size()) return unequal();
+        for (const auto& [k, v] : b.items()) {
+            if (!a.contains(k)) return path + ": no key " + k;
+            if (auto d = json_differ(a[k], v, path + "." + k); !d.empty()) return d;
+        }
+        return "";
+    }
+    if (b.is_array()) {
+        if (!a.is_array() || a.size() != b.size()) return unequal();
+        for (std::size_t i = 0; i < b.size(); ++i)
+            if (auto d = json_differ(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+        return "";
+    }
+    return a == b ? "" : unequal();
 }
 
 }  // namespace testsupport

@@ -17,7 +17,7 @@ namespace {
 // The configuration as a canonical text (keys sorted), as json.dumps(sort_keys=True) makes
 // it, so key order in the log does not make two starts differ.
 std::string config_key(const parse::BootFacts& f) {
-    Json pair = Json::array({f.engine ? Json(*f.engine) : Json(nullptr), *f.config_args()});
+    Json pair = Json::array({or_null(f.engine), *f.config_args()});
     auto sorted = nlohmann::json::parse(pair.dump(-1, ' ', false, Json::error_handler_t::replace));
     return sorted.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -63,7 +63,7 @@ std::vector<CheckResult> check_same_pool(const std::vector<parse::BootFacts>& fa
         std::set<long long> distinct;
         std::string label;
         for (const auto& [name, f] : group) {
-            pools[name] = f->kv_pool_tokens ? Json(*f->kv_pool_tokens) : Json(nullptr);
+            pools[name] = or_null(f->kv_pool_tokens);
             if (!f->kv_pool_tokens) missing.push_back(name);
             else distinct.insert(*f->kv_pool_tokens);
             label += (label.empty() ? "" : ", ") + name;

@@ -9,10 +9,6 @@
 
 namespace inferlint::checks {
 
-namespace {
-Json opt_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-}  // namespace
-
 CheckResult check_block_size(const parse::BootFacts& facts, long long default_block) {
     const auto& bs = facts.attention_block_size;
     Json args = facts.non_default_args.value_or(Json::object());
@@ -29,7 +25,7 @@ CheckResult check_block_size(const parse::BootFacts& facts, long long default_bl
     }
     Json ev{{"block_size", *bs},
             {"requested", args.contains("block_size") ? args["block_size"] : Json(nullptr)},
-            {"mamba_page_padding_pct", opt_json(facts.mamba_page_padding_pct)}};
+            {"mamba_page_padding_pct", or_null(facts.mamba_page_padding_pct)}};
     if (facts.kv_pool_tokens && *facts.kv_pool_tokens != 0)
         ev["pool_blocks"] = static_cast<double>(*facts.kv_pool_tokens) / static_cast<double>(*bs);
     bool as_requested = requested.is_number() && requested.get<double>() == static_cast<double>(*bs);

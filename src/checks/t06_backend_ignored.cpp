@@ -22,10 +22,10 @@ CheckResult check_backend_honoured(const parse::BootFacts& facts) {
         return {"T6", Status::unknown, "no arguments line in the log; cannot tell what was requested", Json::object()};
     const std::string& server = by_key(facts.engine.value_or("")).name;
     std::string flag = facts.engine == "trtllm" ? "attn_backend" : "--attention-backend";
-    Json ev{{"requested", facts.requested_backend ? Json(*facts.requested_backend) : Json(nullptr)},
+    Json ev{{"requested", or_null(facts.requested_backend)},
             {"target", facts.selected_backends},
             {"drafter", facts.drafter_backends},
-            {"speculative", facts.speculative ? Json(*facts.speculative) : Json(nullptr)}};
+            {"speculative", or_null(facts.speculative)}};
     if (!facts.requested_backend) {
         std::string chosen;
         for (const auto& b : facts.selected_backends) chosen += (chosen.empty() ? "" : ", ") + b;

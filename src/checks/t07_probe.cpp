@@ -9,7 +9,7 @@ namespace inferlint::checks {
 Json ProbeReply::to_json() const {
     Json j = Json::object();
     j["ok"] = ok;
-    j["status"] = status ? Json(*status) : Json(nullptr);
+    j["status"] = or_null(status);
     j["seconds"] = seconds;
     j["tokens"] = tokens;
     j["error"] = error;

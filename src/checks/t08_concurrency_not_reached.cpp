@@ -45,13 +45,13 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
     const auto in_flight = stats.peak_in_flight;
     Json ev = {
         {"requested", requested},
-        {"peak_running", peak ? Json(*peak) : Json(nullptr)},
-        {"peak_in_flight", in_flight ? Json(*in_flight) : Json(nullptr)},
+        {"peak_running", or_null(peak)},
+        {"peak_in_flight", or_null(in_flight)},
     };
     if (facts != nullptr && facts->max_concurrency) {
         ev["boot_line_max_concurrency"] = *facts->max_concurrency;
         ev["boot_line_request_len"] =
-            facts->max_concurrency_request_len ? Json(*facts->max_concurrency_request_len) : Json(nullptr);
+            or_null(facts->max_concurrency_request_len);
     }
     // vLLM 0.29+ admission control: at most N in flight, the rest rejected with 503.
     const auto queued_cap = int_arg(facts, "max_num_queued_reqs");

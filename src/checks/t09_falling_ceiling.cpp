@@ -74,7 +74,7 @@ CheckResult concurrency_ceiling(const SeriesStats& stats, const Engine& engine,
         {"share_max", share_hi},
         {"samples", samples},
         {"basis", basis},
-        {"usable_blocks", usable_blocks ? Json(*usable_blocks) : Json(nullptr)},
+        {"usable_blocks", or_null(usable_blocks)},
     };
     if (usable_blocks && *usable_blocks != 0) {
         ev["blocks_per_request_min"] = share_lo * static_cast<double>(*usable_blocks);

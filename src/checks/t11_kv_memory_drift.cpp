@@ -19,7 +19,7 @@ Json per_start(const Group& g, Get get) {
     Json out = Json::object();
     for (const auto& [name, f] : g) {
         auto v = get(*f);
-        out[name] = v ? Json(*v) : Json(nullptr);
+        out[name] = or_null(v);
     }
     return out;
 }

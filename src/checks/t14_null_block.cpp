@@ -53,7 +53,7 @@ CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot)
     BlockInference inf = infer_blocks(stats.kv_levels());
     Json ev = {
         {"reported_num_gpu_blocks", *reported},
-        {"inferred_usable_blocks", inf.blocks ? Json(*inf.blocks) : Json(nullptr)},
+        {"inferred_usable_blocks", or_null(inf.blocks)},
         {"distinct_readings", inf.distinct},
     };
     if (!inf.blocks || !inf.trusted)

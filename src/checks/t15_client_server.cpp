@@ -23,9 +23,6 @@ std::string with_commas(long long n) {
     return n < 0 ? "-" + out : out;
 }
 
-Json or_null(const std::optional<long long>& v) { return v ? Json(*v) : Json(nullptr); }
-Json or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-
 const char* plural(long long n) { return n == 1 ? "" : "s"; }
 
 }  // namespace

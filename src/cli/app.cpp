@@ -1,10 +1,12 @@
 #include "registry.hpp"
 
+#include "inferlint/run/teardown.hpp"
 #include "inferlint/util/error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -112,6 +114,15 @@ const std::vector<Command>& commands() { return table(); }
 std::string Common::how_named() const {
     std::string key = engine ? engine->key : engine_arg;
     return engine_from_env ? fmt::format("{}={}", kEngineEnvVar, key) : fmt::format("--engine {}", key);
+}
+
+void add_clear_card_options(CLI::App& app, run::WaitOptions& o) {
+    app.add_option("--max-used-mib", o.max_used_mib, "a GPU using more MiB than this is not free")
+        ->capture_default_str();
+    app.add_option("--consecutive", o.consecutive, "clear readings in a row needed")
+        ->check(CLI::Range(1, INT_MAX))
+        ->capture_default_str();
+    app.add_option("--timeout", o.timeout_s, "seconds to wait for a clear card")->capture_default_str();
 }
 
 int emit(const std::vector<CheckResult>& results, const Common& common) {

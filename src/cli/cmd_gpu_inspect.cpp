@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <iostream>
 #include <unistd.h>
 
@@ -14,9 +13,7 @@ namespace inferlint::cli {
 namespace {
 
 struct Opts {
-    long long max_used_mib = run::kDefaultMaxUsedMib;
-    int consecutive = 2;
-    double timeout_s = 10.0;
+    run::WaitOptions wait{.timeout_s = 10.0};
 };
 
 std::string mib_text(const std::optional<long long>& v) {
@@ -57,9 +54,7 @@ int gpu_inspect(const Opts& o, const Common& common) {
     auto live = [&] { return static_cast<int>(run::server_processes(procfs::list_processes(root), self).size()); };
     auto used = [&] { return run::read_gpu_used_mib(runner, exe); };
     run::SteadyClock clock;
-    auto res = run::wait_clear(used, live,
-                               {.max_used_mib = o.max_used_mib, .consecutive = o.consecutive, .timeout_s = o.timeout_s},
-                               clock);
+    auto res = run::wait_clear(used, live, o.wait, clock);
     CheckResult r{"T2", res.clear ? Status::pass : Status::fail,
                   res.clear ? res.reason : "card not clear; refusing to boot. " + res.reason,
                   Json{{"readings", run::readings_json(res)}, {"gpus", facts}}};
@@ -74,12 +69,7 @@ const Registrar reg{Command{
     .takes_engine = TakesEngine::no,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("--max-used-mib", o->max_used_mib, "a GPU using more MiB than this is not free")
-            ->capture_default_str();
-        app.add_option("--consecutive", o->consecutive, "clear readings in a row needed")
-            ->check(CLI::Range(1, INT_MAX))
-            ->capture_default_str();
-        app.add_option("--timeout", o->timeout_s, "seconds to wait for a clear card")->capture_default_str();
+        add_clear_card_options(app, o->wait);
         return [o](const Common& common) -> int { return gpu_inspect(*o, common); };
     }}};
 

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <iostream>
 #include <set>
 #include <unistd.h>
@@ -17,9 +16,7 @@ namespace inferlint::cli {
 namespace {
 
 struct Opts {
-    long long max_used_mib = run::kDefaultMaxUsedMib;
-    int consecutive = 2;
-    double timeout_s = 120.0;
+    run::WaitOptions wait{.timeout_s = 120.0};
     bool dry_run = false;
 };
 
@@ -91,10 +88,7 @@ int teardown(const Opts& o, const Common& common) {
     run::SteadyClock clock;
     auto outcome = run::teardown([&] { return procfs::list_processes(root); }, send,
                                  [&] { return run::read_gpu_used_mib(runner, exe); },
-                                 {.wait = {.max_used_mib = o.max_used_mib,
-                                           .consecutive = o.consecutive,
-                                           .timeout_s = o.timeout_s},
-                                  .engine = only,
+                                 {.wait = o.wait, .engine = only,
                                   .self_pid = self},
                                  clock);
     for (const auto& line : refused) std::cerr << "inferlint: could not signal " << line << "\n";
@@ -113,12 +107,7 @@ const Registrar reg{Command{
     .takes_engine = TakesEngine::yes,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("--max-used-mib", o->max_used_mib, "a GPU using more MiB than this is not free")
-            ->capture_default_str();
-        app.add_option("--consecutive", o->consecutive, "clear readings in a row needed")
-            ->check(CLI::Range(1, INT_MAX))
-            ->capture_default_str();
-        app.add_option("--timeout", o->timeout_s, "seconds to wait for a clear card")->capture_default_str();
+        add_clear_card_options(app, o->wait);
         app.add_flag("--dry-run", o->dry_run, "list targets, signal nothing");
         return [o](const Common& common) -> int { return teardown(*o, common); };
     }}};

@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace inferlint::run {
+struct WaitOptions;
+}
+
 namespace inferlint::cli {
 
 // Groups, in the order --help lists them.
@@ -67,5 +71,9 @@ void note_unknown(const Common& common, const Engine* found, const std::string& 
 
 // The engine key to read an input as: the named one, else what the input says, else vLLM.
 const Engine& effective_engine(const Common& common, const Engine* found);
+
+// --max-used-mib, --consecutive and --timeout: T2's wait for a free card, as gpu-inspect
+// and teardown take it, bound to `wait` with its values as the defaults.
+void add_clear_card_options(CLI::App& app, run::WaitOptions& wait);
 
 }  // namespace inferlint::cli

@@ -198,14 +198,14 @@ Json series_sample(const prom::Metrics& metrics, const Engine& engine, double t_
                    std::optional<long long> t_mono_ns) {
     Json row = Json::object();
     row["t_wall"] = round_to_micro(t_wall);
-    row["t_mono_ns"] = t_mono_ns ? Json(*t_mono_ns) : Json(nullptr);
+    row["t_mono_ns"] = or_null(t_mono_ns);
     for (const auto& [field, series] : series_gauges(engine)) {
         std::optional<double> v = field == "kv_usage" ? metrics.single(series) : metrics.total(series);
         // A counter the engine exports only once it first counts reads 0 while its
         // witness, exported from the start, is there.
         std::string witness = engine.witness(series);
         if (!v && !witness.empty() && metrics.has(witness)) v = 0.0;
-        row[field] = v ? Json(*v) : Json(nullptr);
+        row[field] = or_null(v);
     }
     return row;
 }

@@ -21,8 +21,8 @@ Json Snapshot::to_json() const {
     j["schema"] = kSnapshotSchema;
     j["url"] = url;
     j["t_wall"] = std::isnan(t_wall) ? Json(nullptr) : Json(t_wall);
-    j["t_mono_ns"] = t_mono_ns ? Json(*t_mono_ns) : Json(nullptr);
-    j["latency_s"] = latency_s ? Json(*latency_s) : Json(nullptr);
+    j["t_mono_ns"] = or_null(t_mono_ns);
+    j["latency_s"] = or_null(latency_s);
     j["text"] = text;
     return j;
 }

@@ -52,16 +52,15 @@ std::vector<long long> read_gpu_used_mib(const CommandRunner& run, const std::st
 }
 
 Json gpu_json(const GpuInfo& g) {
-    auto opt = [](const auto& v) -> Json { return v ? Json(*v) : Json(nullptr); };
     Json j = Json::object();
     j["index"] = g.index;
     j["name"] = g.name;
-    j["memory_total_mib"] = opt(g.memory_total_mib);
-    j["memory_used_mib"] = opt(g.memory_used_mib);
-    j["memory_free_mib"] = opt(g.memory_free_mib);
-    j["driver"] = opt(g.driver);
-    j["compute_cap"] = opt(g.compute_cap);
-    j["family"] = opt(g.family());
+    j["memory_total_mib"] = or_null(g.memory_total_mib);
+    j["memory_used_mib"] = or_null(g.memory_used_mib);
+    j["memory_free_mib"] = or_null(g.memory_free_mib);
+    j["driver"] = or_null(g.driver);
+    j["compute_cap"] = or_null(g.compute_cap);
+    j["family"] = or_null(g.family());
     return j;
 }
 
@@ -83,7 +82,7 @@ CheckResult needs_linux(const std::string& what, const fs::path& root, Json evid
 Json readings_json(const ClearResult& res) {
     Json arr = Json::array();
     for (const auto& r : res.readings)
-        arr.push_back(Json::array({r.elapsed_s, r.max_used_mib ? Json(*r.max_used_mib) : Json(nullptr), r.live_servers}));
+        arr.push_back(Json::array({r.elapsed_s, or_null(r.max_used_mib), r.live_servers}));
     return arr;
 }
 

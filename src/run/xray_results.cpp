@@ -7,11 +7,6 @@ namespace inferlint::xray {
 
 namespace {
 
-template <typename T>
-Json or_null(const std::optional<T>& v) {
-    return v ? Json(*v) : Json(nullptr);
-}
-
 Json path_or_null(const std::optional<fs::path>& p) { return p ? Json(p->string()) : Json(nullptr); }
 
 Json plan_json(const Plan& p, const Outcome& o) {

@@ -20,17 +20,7 @@ namespace {
 
 const std::string kRtx4090 = "0, NVIDIA GeForce RTX 4090, 24564, 0, 24138, 616.56, 8.9\n";
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "inferlint-gpu-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using testsupport::TempDir;
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 

@@ -18,36 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-// Where ours (a) and the reference (b) differ, by conform.py's rule; "" when they agree.
-std::string differ(const json& a, const json& b, const std::string& path = "") {
-    if (b.is_number()) {
-        if (!a.is_number()) return path + ": " + a.dump() + " != " + b.dump();
-        double x = a.get<double>(), y = b.get<double>();
-        if (x == y || std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y)) || std::abs(x - y) <= 1e-9)
-            return "";
-        return path + ": " + a.dump() + " != " + b.dump();
-    }
-    if (b.is_object()) {
-        if (!a.is_object() || a.size() != b.size()) return path + ": " + a.dump() + " != " + b.dump();
-        for (const auto& [k, v] : b.items()) {
-            if (!a.contains(k)) return path + ": no key " + k;
-            if (auto d = differ(a[k], v, path + "." + k); !d.empty()) return d;
-        }
-        return "";
-    }
-    if (b.is_array()) {
-        if (!a.is_array() || a.size() != b.size()) return path + ": " + a.dump() + " != " + b.dump();
-        for (std::size_t i = 0; i < b.size(); ++i)
-            if (auto d = differ(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
-        return "";
-    }
-    return a == b ? "" : path + ": " + a.dump() + " != " + b.dump();
-}
-
 fs::path scratch(const std::string& name) {
-    static int counter = 0;
-    auto dir = fs::temp_directory_path() /
-               ("inferlint-cli-report-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)) / name;
+    auto dir = testsupport::scratch_dir("cli-report") / name;
     fs::create_directories(dir);
     return dir;
 }
@@ -110,7 +82,7 @@ TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence 
         for (std::size_t i = 0; i < ref.size(); ++i) {
             CHECK(ours[i]["tripwire"] == ref[i]["tripwire"]);
             CHECK(ours[i]["status"] == ref[i]["status"]);
-            CHECK(differ(ours[i]["evidence"], ref[i]["evidence"]) == "");
+            CHECK(testsupport::json_differ(ours[i]["evidence"], ref[i]["evidence"]) == "");
         }
         // the page shows the same verdicts as the terminal
         std::string html = inferlint::util::read_file(tmp / "report.html");

@@ -13,33 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-// Where ours (a) and the reference (b) differ: same keys, numbers to 1e-6 relative,
-// strings, booleans and nulls equal. Empty when they agree (conform.py's rule).
-std::string differ(const json& a, const json& b, const std::string& path = "") {
-    if (b.is_number()) {
-        if (!a.is_number()) return path + ": " + a.dump() + " != " + b.dump();
-        double x = a.get<double>(), y = b.get<double>();
-        if (x == y || std::abs(x - y) <= 1e-6 * std::max(std::abs(x), std::abs(y)) || std::abs(x - y) <= 1e-9)
-            return "";
-        return path + ": " + a.dump() + " != " + b.dump();
-    }
-    if (b.is_object()) {
-        if (!a.is_object() || a.size() != b.size()) return path + ": " + a.dump() + " != " + b.dump();
-        for (const auto& [k, v] : b.items()) {
-            if (!a.contains(k)) return path + ": no key " + k;
-            if (auto d = differ(a[k], v, path + "." + k); !d.empty()) return d;
-        }
-        return "";
-    }
-    if (b.is_array()) {
-        if (!a.is_array() || a.size() != b.size()) return path + ": " + a.dump() + " != " + b.dump();
-        for (std::size_t i = 0; i < b.size(); ++i)
-            if (auto d = differ(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
-        return "";
-    }
-    return a == b ? "" : path + ": " + a.dump() + " != " + b.dump();
-}
-
 fs::path scratch(const std::string& name, const std::string& text) {
     auto dir = fs::temp_directory_path() / ("inferlint-cli-series-" + std::to_string(::getpid()));
     fs::create_directories(dir);
@@ -75,7 +48,7 @@ TEST_CASE("series: every golden case gives the Python tool's verdicts and eviden
         for (std::size_t i = 0; i < ours.size(); ++i) {
             CHECK(ours[i]["tripwire"] == g["json"][i]["tripwire"]);
             CHECK(ours[i]["status"] == g["json"][i]["status"]);
-            CHECK(differ(ours[i]["evidence"], g["json"][i]["evidence"]) == "");
+            CHECK(testsupport::json_differ(ours[i]["evidence"], g["json"][i]["evidence"]) == "");
         }
         // the terminal form prints the same verdict lines' labels and exit status
         args.pop_back();

@@ -1,4 +1,6 @@
 // The process table from a /proc tree: synthetic trees written here, and the real /proc.
+#include "support.hpp"
+
 #include "inferlint/parse/procfs.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,17 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "inferlint-procfs-XXXXXX").string();
-        path = ::mkdtemp(tmpl.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
+using testsupport::TempDir;
 
 void write(const fs::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,12 @@ namespace inferlint {
 
 // Evidence keeps insertion order, as the Python tool's dicts do.
 using Json = nlohmann::ordered_json;
+
+// A value that may be absent, as JSON: the value, or null. Never 0 for a missing reading.
+template <typename T>
+Json or_null(const std::optional<T>& v) {
+    return v ? Json(*v) : Json(nullptr);
+}
 
 enum class Status {
     pass,
