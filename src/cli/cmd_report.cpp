@@ -11,7 +11,6 @@
 #include "inferlint/report/insights.hpp"
 #include "inferlint/report/report.hpp"
 #include "inferlint/report/run_folder.hpp"
-#include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
 
 #include <fmt/format.h>
@@ -96,9 +95,13 @@ int run_report(Opts o, const Common& common) {
         if (*s) found.emplace_back(snapshot_engine({&**s}), (*s)->source.empty() ? "a snapshot" : (*s)->source);
     if (in.series) found.emplace_back(in.series->named_engine(), o.series);
     for (const auto& log : o.boot_logs) {
-        std::string text = util::read_file(log);
-        if (util::looks_binary(text)) throw InputError(fmt::format("{}: not a text log (binary data)", log));
-        found.emplace_back(from_log(text), log);
+        // The engine, from the log's head: the walk stops there (the report reads it later).
+        const Engine* engine = nullptr;
+        parse::scan_boot_log_file(log, nullptr, [&](const Engine* e) {
+            engine = e;
+            return false;
+        });
+        found.emplace_back(engine, log);
     }
     for (const auto& [e, what] : found)
         if (other_engine(common, e, what)) return 2;

@@ -243,69 +243,62 @@ std::optional<Json> BootFacts::config_args() const {
     return out;
 }
 
-namespace {
-template <typename T>
-Json opt(const std::optional<T>& v) {
-    return v ? Json(*v) : Json(nullptr);
-}
-}  // namespace
-
 Json BootFacts::result_block() const {
     return Json{
-        {"engine", opt(engine)},
-        {"runtime_version", opt(version())},
-        {"kv_pool_tokens", opt(kv_pool_tokens)},
-        {"attention_block_size", opt(attention_block_size)},
-        {"backend_requested", opt(requested_backend)},
+        {"engine", or_null(engine)},
+        {"runtime_version", or_null(version())},
+        {"kv_pool_tokens", or_null(kv_pool_tokens)},
+        {"attention_block_size", or_null(attention_block_size)},
+        {"backend_requested", or_null(requested_backend)},
         {"backend_selected", selected_backends.empty() ? Json(nullptr) : Json(selected_backends.back())},
         {"drafter_backend", drafter_backends.empty() ? Json(nullptr) : Json(drafter_backends.back())},
-        {"available_kv_cache_gib", opt(available_kv_cache_gib)},
-        {"cudagraph_actual_gib", opt(cudagraph_actual_gib)},
-        {"cudagraphs", opt(cudagraphs)},
-        {"speculative", opt(speculative)},
+        {"available_kv_cache_gib", or_null(available_kv_cache_gib)},
+        {"cudagraph_actual_gib", or_null(cudagraph_actual_gib)},
+        {"cudagraphs", or_null(cudagraphs)},
+        {"speculative", or_null(speculative)},
         {"unparsed_lines", unparsed.size()},
     };
 }
 
 Json to_json(const BootFacts& f) {
     Json j = Json::object();
-    j["engine"] = opt(f.engine);
-    j["vllm_version"] = opt(f.vllm_version);
-    j["engine_version"] = opt(f.engine_version);
-    j["server_version"] = opt(f.server_version);
-    j["non_default_args"] = opt(f.non_default_args);
-    j["server_args"] = opt(f.server_args);
-    j["page_size"] = opt(f.page_size);
-    j["running_cap"] = opt(f.running_cap);
-    j["running_cap_reason"] = opt(f.running_cap_reason);
-    j["requested_running"] = opt(f.requested_running);
-    j["requested_backend"] = opt(f.requested_backend);
+    j["engine"] = or_null(f.engine);
+    j["vllm_version"] = or_null(f.vllm_version);
+    j["engine_version"] = or_null(f.engine_version);
+    j["server_version"] = or_null(f.server_version);
+    j["non_default_args"] = or_null(f.non_default_args);
+    j["server_args"] = or_null(f.server_args);
+    j["page_size"] = or_null(f.page_size);
+    j["running_cap"] = or_null(f.running_cap);
+    j["running_cap_reason"] = or_null(f.running_cap_reason);
+    j["requested_running"] = or_null(f.requested_running);
+    j["requested_backend"] = or_null(f.requested_backend);
     j["selected_backends"] = f.selected_backends;
     j["drafter_backends"] = f.drafter_backends;
     j["candidate_backends"] = f.candidate_backends;
-    j["attention_block_size"] = opt(f.attention_block_size);
-    j["mamba_page_padding_pct"] = opt(f.mamba_page_padding_pct);
-    j["kv_pool_tokens"] = opt(f.kv_pool_tokens);
-    j["max_concurrency"] = opt(f.max_concurrency);
-    j["max_concurrency_request_len"] = opt(f.max_concurrency_request_len);
-    j["available_kv_cache_gib"] = opt(f.available_kv_cache_gib);
-    j["model_load_gib"] = opt(f.model_load_gib);
-    j["model_load_s"] = opt(f.model_load_s);
-    j["cudagraphs"] = opt(f.cudagraphs);
-    j["cudagraph_estimated_gib"] = opt(f.cudagraph_estimated_gib);
-    j["cudagraph_actual_gib"] = opt(f.cudagraph_actual_gib);
+    j["attention_block_size"] = or_null(f.attention_block_size);
+    j["mamba_page_padding_pct"] = or_null(f.mamba_page_padding_pct);
+    j["kv_pool_tokens"] = or_null(f.kv_pool_tokens);
+    j["max_concurrency"] = or_null(f.max_concurrency);
+    j["max_concurrency_request_len"] = or_null(f.max_concurrency_request_len);
+    j["available_kv_cache_gib"] = or_null(f.available_kv_cache_gib);
+    j["model_load_gib"] = or_null(f.model_load_gib);
+    j["model_load_s"] = or_null(f.model_load_s);
+    j["cudagraphs"] = or_null(f.cudagraphs);
+    j["cudagraph_estimated_gib"] = or_null(f.cudagraph_estimated_gib);
+    j["cudagraph_actual_gib"] = or_null(f.cudagraph_actual_gib);
     j["cudagraph_mode_downgrade"] = f.cudagraph_mode_downgrade
                                         ? Json::array({f.cudagraph_mode_downgrade->first, f.cudagraph_mode_downgrade->second})
                                         : Json(nullptr);
-    j["consumed_gib"] = opt(f.consumed_gib);
-    j["peak_activation_gib"] = opt(f.peak_activation_gib);
-    j["compile_s"] = opt(f.compile_s);
-    j["compiled_fresh"] = opt(f.compiled_fresh);
-    j["pauses"] = opt(f.pauses);
-    j["served_in_log"] = opt(f.served_in_log);
-    j["speculative"] = opt(f.speculative);
+    j["consumed_gib"] = or_null(f.consumed_gib);
+    j["peak_activation_gib"] = or_null(f.peak_activation_gib);
+    j["compile_s"] = or_null(f.compile_s);
+    j["compiled_fresh"] = or_null(f.compiled_fresh);
+    j["pauses"] = or_null(f.pauses);
+    j["served_in_log"] = or_null(f.served_in_log);
+    j["speculative"] = or_null(f.speculative);
     j["ready"] = f.ready;
-    j["ready_lineno"] = opt(f.ready_lineno);
+    j["ready_lineno"] = or_null(f.ready_lineno);
     Json procs = Json::object();
     for (const auto& [name, pids] : f.processes) procs[name] = pids;
     j["processes"] = procs;
@@ -345,7 +338,8 @@ constexpr std::size_t kPiece = std::size_t{1} << 20;
 }  // namespace
 
 std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path, const Engine* named,
-                                              const std::function<bool(const Engine*)>& accept) {
+                                              const std::function<bool(const Engine*)>& accept,
+                                              const std::function<void(std::string_view, long long)>& each_line) {
     std::error_code ec;
     auto st = std::filesystem::status(path, ec);
     if (ec || !std::filesystem::exists(st)) throw InputError(fmt::format("{}: no such file", path.string()));
@@ -376,6 +370,7 @@ std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path,
     auto each = [&](std::string_view raw, long long n) {
         facts.line(raw, n);
         failure.line(raw, n);
+        if (each_line) each_line(raw, n);
     };
     for (;;) {
         std::size_t used = detail::split_lines(std::string_view(buf.data(), len), eof, lineno, each);

@@ -5,8 +5,6 @@
 #include "inferlint/checks/series_checks.hpp"
 #include "inferlint/checks/snapshot_checks.hpp"
 #include "inferlint/parse/failures.hpp"
-#include "inferlint/util/error.hpp"
-#include "inferlint/util/files.hpp"
 
 #include <fmt/format.h>
 
@@ -180,24 +178,20 @@ const CheckResult* Report::result(std::string_view tripwire) const {
     return nullptr;
 }
 
-std::optional<double> boot_seconds(std::string_view text, std::optional<long long> ready_lineno) {
-    if (!ready_lineno) return std::nullopt;
-    std::optional<long long> first, last;
-    long long lineno = 0;
-    std::size_t pos = 0;
-    while (pos < text.size() && lineno < *ready_lineno) {
-        std::size_t nl = text.find('\n', pos);
-        std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-        pos = nl == std::string_view::npos ? text.size() : nl + 1;
-        ++lineno;
-        // A stamp sits near the start of a line; a very long line is not searched whole.
-        if (auto t = stamp_seconds(line.substr(0, 512))) {
-            if (!first) first = t;
-            last = t;
-        }
-    }
-    if (!first || !last || *last < *first) return std::nullopt;  // a boot across New Year: not guessed
-    return static_cast<double>(*last - *first);
+void StampTrail::line(std::string_view line, long long lineno) {
+    // A stamp sits near the start of a line; a very long line is not searched whole.
+    auto t = stamp_seconds(line.substr(0, 512));
+    if (t && (changes_.empty() || changes_.back().second != *t)) changes_.emplace_back(lineno, *t);
+}
+
+std::optional<double> StampTrail::boot_seconds(std::optional<long long> ready_lineno) const {
+    if (!ready_lineno || changes_.empty() || changes_.front().first > *ready_lineno) return std::nullopt;
+    // The last change at or before the ready line holds the stamp that line ran under.
+    auto after = std::upper_bound(changes_.begin(), changes_.end(), *ready_lineno,
+                                  [](long long n, const auto& change) { return n < change.first; });
+    long long first = changes_.front().second, last = std::prev(after)->second;
+    if (last < first) return std::nullopt;  // a boot across New Year: not guessed
+    return static_cast<double>(last - first);
 }
 
 std::vector<CheckResult> run_checks(const std::optional<Snapshot>& before, const std::optional<Snapshot>& after,
@@ -251,16 +245,19 @@ Report build_report(ReportInputs in) {
     std::vector<std::string> labels = parse::log_labels(paths);
     const bool many = paths.size() > 1;
     for (std::size_t i = 0; i < paths.size(); ++i) {
-        std::string text = util::read_file(paths[i]);
-        if (util::looks_binary(text))
-            throw InputError(fmt::format("{}: not a text log (binary data)", paths[i].string()));
-        parse::BootFacts facts = parse::parse_boot_log(text, in.engine);
-        if (rep.boots.empty()) {
-            boot_s = boot_seconds(text, facts.ready_lineno);
+        // Read in pieces: a log of any length costs the memory of its longest line.
+        const bool first = rep.boots.empty();
+        StampTrail trail;
+        auto scan = parse::scan_boot_log_file(paths[i], in.engine, {}, [&](std::string_view line, long long n) {
+            if (first) trail.line(line, n);
+        });
+        parse::BootFacts facts = std::move(scan->facts);
+        if (first) {
+            boot_s = trail.boot_seconds(facts.ready_lineno);
             if (!facts.vllm_version && in.server_version) facts.server_version = in.server_version;
         }
-        for (CheckResult r : {checks::check_boot_failure(parse::classify_failure(text)),
-                              checks::check_block_size(facts), checks::check_backend_honoured(facts)})
+        for (CheckResult r : {checks::check_boot_failure(scan->failure), checks::check_block_size(facts),
+                              checks::check_backend_honoured(facts)})
             rep.results.push_back(many ? prefixed(std::move(r), labels[i]) : std::move(r));
         rep.boots.emplace_back(labels[i], std::move(facts));
     }

@@ -5,6 +5,8 @@
 #include "inferlint/report/svgchart.hpp"
 #include "inferlint/util/files.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -354,6 +356,22 @@ TEST_CASE("report: a million-sample recording makes a page under 3 MB", "[report
     CHECK(total == 2 * 19);  // the first sample's count is the baseline, not an event
 }
 
+namespace {
+
+// The boot time of a whole text, its lines split at '\n' and numbered from 1.
+std::optional<double> boot_seconds(std::string_view text, std::optional<long long> ready_lineno) {
+    StampTrail trail;
+    long long lineno = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        std::size_t end = std::min(text.find('\n', pos), text.size());
+        trail.line(text.substr(pos, end - pos), ++lineno);
+        pos = end + 1;
+    }
+    return trail.boot_seconds(ready_lineno);
+}
+
+}  // namespace
+
 TEST_CASE("report: boot time runs from the first stamp to the last one up to ready", "[report]") {
     std::string log = "INFO 09-26 17:48:43 start\nno stamp here\nINFO 09-26 17:50:47 ready\nINFO 09-26 18:00:00 later\n";
     CHECK(boot_seconds(log, 3) == 124.0);
@@ -361,4 +379,48 @@ TEST_CASE("report: boot time runs from the first stamp to the last one up to rea
     CHECK_FALSE(boot_seconds("INFO 12-31 23:59:59 a\nINFO 01-01 00:00:10 b\n", 2));  // across New Year
     CHECK(boot_seconds("x02-29 10:00:00 a\nINFO 02-29 10:00:05 b\n", 2) == 0.0);  // a word before: not a stamp
     CHECK_FALSE(boot_seconds("INFO 13-01 10:00:00 a\n", 1));                       // no 13th month
+}
+
+TEST_CASE("report: boot time from a log read in pieces keeps only where the stamp changes", "[report]") {
+    StampTrail trail;
+    for (long long n = 1; n <= 100000; ++n) trail.line(fmt::format("INFO 09-26 17:{}:00 step", 48 + n / 50000), n);
+    CHECK(trail.kept() == 3);  // 17:48, 17:49 and 17:50, not 100,000 lines
+    CHECK(trail.boot_seconds(49999) == 0.0);
+    CHECK(trail.boot_seconds(50000) == 60.0);
+    CHECK(trail.boot_seconds(100000) == 120.0);
+    CHECK_FALSE(trail.boot_seconds(std::nullopt));
+    StampTrail late;  // no stamp up to the ready line
+    late.line("INFO:     Application startup complete.", 1);
+    late.line("INFO 09-26 17:48:43 later", 2);
+    CHECK_FALSE(late.boot_seconds(1));
+
+    const fs::path dir = testsupport::scratch_dir("report-boot");
+    // The ready line lies past the first MiB the log is read in.
+    std::string log = "(APIServer pid=1) INFO 09-26 17:48:43 [api_server.py:1] vLLM API server version 0.28.3\n";
+    for (int i = 0; i < 20000; ++i)
+        log += "(EngineCore pid=2) INFO 09-26 17:49:00 [core.py:1] loading the model, one shard at a time ......\n";
+    log += "(APIServer pid=1) INFO 09-26 17:50:47 [launcher.py:1] Route: /v1/completions\n"
+           "(APIServer pid=1) INFO:     Application startup complete.\n"
+           "(APIServer pid=1) INFO 09-26 18:30:00 [loggers.py:1] serving\n";
+    REQUIRE(log.size() > (std::size_t{1} << 20) + 200000);
+    util::write_file(dir / "big.log", log);
+    ReportInputs big;
+    big.boot_logs = {dir / "big.log"};
+    Report rep = build_report(std::move(big));
+    REQUIRE(rep.boots.size() == 1);
+    CHECK(rep.boots.front().second.ready_lineno == 20003);
+    CHECK(rep.summary.boot_s == 124.0);
+    CHECK(rep.summary.boot_s == boot_seconds(log, 20003));
+
+    // A bare \r breaks a line, for the boot time as for the facts: the ready line is line 3,
+    // and the stamp after it is not part of the boot.
+    util::write_file(dir / "cr.log",
+                     "INFO 09-26 17:48:43 start\rINFO 09-26 17:50:47 loaded\nINFO:     Application startup complete.\n"
+                     "INFO 09-26 18:30:00 serving\n");
+    ReportInputs cr;
+    cr.boot_logs = {dir / "cr.log"};
+    Report crep = build_report(std::move(cr));
+    CHECK(crep.boots.front().second.ready_lineno == 3);
+    CHECK(crep.summary.boot_s == 124.0);
+    fs::remove_all(dir);
 }

@@ -102,10 +102,13 @@ struct BootLogScan {
 // Reads a log file in pieces and walks it once for its facts and its failure. Memory is
 // bounded by the longest line and the facts kept, not by the log's length. `accept` is
 // asked once the head of the log has said which engine wrote it; false stops the walk and
-// gives nullopt (another engine's log). Throws InputError naming the path for a missing
-// file, a folder, an empty file, binary junk or a read error.
+// gives nullopt (another engine's log). `each_line`, when given, sees every line as read
+// (prefixes and colour codes still on) with its number, as the facts count lines. Throws
+// InputError naming the path for a missing file, a folder, an empty file, binary junk or
+// a read error.
 std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path, const Engine* named,
-                                              const std::function<bool(const Engine*)>& accept = {});
+                                              const std::function<bool(const Engine*)>& accept = {},
+                                              const std::function<void(std::string_view, long long)>& each_line = {});
 
 // The facts of a log file (scan_boot_log_file without a question).
 BootFacts parse_boot_log_file(const std::filesystem::path& path, const Engine* named);

@@ -94,10 +94,23 @@ std::vector<CheckResult> run_checks(const std::optional<Snapshot>& before, const
                                     const std::optional<Series>& series, std::optional<long long> requested,
                                     const parse::BootFacts* facts);
 
-// Seconds from the first time-stamped line of a boot log to the last one up to its ready
-// line; nullopt when it never got ready, has no stamps, or crossed New Year (no year in
-// the stamps, so not guessed).
-std::optional<double> boot_seconds(std::string_view text, std::optional<long long> ready_lineno);
+// The "MM-DD hh:mm:ss" stamps of a log's lines as they go by, for the time a server took
+// to boot. It keeps the stamp of each line where the stamp changes, with the line's
+// number: memory grows with how long the log ran, not with how long it is.
+class StampTrail {
+public:
+    void line(std::string_view line, long long lineno);
+    // Seconds from the first stamped line to the last one up to the ready line; nullopt
+    // when it never got ready, has no stamps, or crossed New Year (no year in the stamps,
+    // so not guessed).
+    std::optional<double> boot_seconds(std::optional<long long> ready_lineno) const;
+    // How many changes of stamp it keeps.
+    std::size_t kept() const { return changes_.size(); }
+
+private:
+    std::vector<std::pair<long long, long long>> changes_;  // (line number, stamp), in line order
+};
+
 
 // The whole page: one HTML document with its CSS and JS inside.
 std::string render_report_html(const Report& report);
