@@ -352,11 +352,15 @@ std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path,
     std::string buf(kPiece, '\0');
     std::size_t len = 0;
     bool eof = false;
-    while (!eof && len < kHeadBytes) {
-        std::size_t got = read_some(in.fd, buf.data() + len, buf.size() - len, path);
-        if (got == 0) eof = true;
-        len += got;
-    }
+    // Reads until the buffer holds `until` bytes or the file ends (a pipe gives less per read).
+    auto fill = [&](std::size_t until) {
+        while (!eof && len < until) {
+            std::size_t got = read_some(in.fd, buf.data() + len, buf.size() - len, path);
+            if (got == 0) eof = true;
+            len += got;
+        }
+    };
+    fill(kHeadBytes);
     std::string_view head(buf.data(), len);
     if (head.empty()) throw InputError(fmt::format("{}: empty file", path.string()));
     if (util::looks_binary(head)) throw InputError(fmt::format("{}: not a text log (binary data)", path.string()));
@@ -378,13 +382,9 @@ std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path,
         std::memmove(buf.data(), buf.data() + used, len - used);
         len -= used;
         if (len == buf.size()) buf.resize(buf.size() * 2);
-        // A full buffer each time (a pipe gives less per read), so an unfinished line is
-        // walked again only when the buffer doubles.
-        while (!eof && len < buf.size()) {
-            std::size_t got = read_some(in.fd, buf.data() + len, buf.size() - len, path);
-            if (got == 0) eof = true;
-            len += got;
-        }
+        // A full buffer each time, so an unfinished line is walked again only when the
+        // buffer doubles.
+        fill(buf.size());
     }
     out.facts = facts.finish();
     out.failure = failure.finish();
