@@ -10,7 +10,7 @@
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/report/insights.hpp"
 #include "inferlint/report/report.hpp"
-#include "inferlint/report/run_folder.hpp"
+#include "inferlint/run/run_folder.hpp"
 #include "inferlint/util/files.hpp"
 
 #include <fmt/format.h>
@@ -69,7 +69,7 @@ int run_report(Opts o, const Common& common) {
     }
     std::optional<fs::path> load_log;
     if (run) {
-        report::RunFiles found = report::find_run_files(*run);
+        run::RunFiles found = run::find_run_files(*run);
         if (o.boot_logs.empty() && found.boot_log) o.boot_logs.push_back(found.boot_log->string());
         if (o.before.empty() && found.before) o.before = found.before->string();
         if (o.after.empty() && found.after) o.after = found.after->string();

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <optional>
 
-namespace inferlint::report {
+namespace inferlint::run {
 
 struct RunFiles {
     std::optional<std::filesystem::path> boot_log;  // boot.log, else the first *boot*.log
@@ -26,4 +26,4 @@ std::optional<std::filesystem::path> find_bench_result(const std::filesystem::pa
 // Shell-style match with '*' only; a leading '*' does not match a leading dot, as glob.
 bool name_matches(std::string_view name, std::string_view pattern);
 
-}  // namespace inferlint::report
+}  // namespace inferlint::run

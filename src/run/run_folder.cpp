@@ -1,4 +1,4 @@
-#include "inferlint/report/run_folder.hpp"
+#include "inferlint/run/run_folder.hpp"
 
 #include "inferlint/parse/benchresult.hpp"
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace inferlint::report {
+namespace inferlint::run {
 
 namespace fs = std::filesystem;
 
@@ -96,4 +96,4 @@ RunFiles find_run_files(const fs::path& folder) {
     return r;
 }
 
-}  // namespace inferlint::report
+}  // namespace inferlint::run
