@@ -3,12 +3,7 @@
 namespace inferlint::checks {
 
 const Engine& engine_of(const std::vector<const Snapshot*>& snapshots) {
-    std::vector<std::string> names;
-    for (const Snapshot* s : snapshots) {
-        auto n = s->metrics().names();
-        names.insert(names.end(), n.begin(), n.end());
-    }
-    const Engine* e = named_by(names);
+    const Engine* e = snapshot_engine(snapshots);
     return e ? *e : vllm();
 }
 

@@ -38,9 +38,13 @@ std::optional<long long> digits_value(std::string_view text) {
 }  // namespace
 
 CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot) {
+    return null_block(stats, snapshot).result;
+}
+
+NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) {
     const Engine& engine = engine_of({&snapshot});
     const std::string& cache_info = engine.metrics.cache_info;
-    if (cache_info.empty()) return *does_not_apply("T14", engine);
+    if (cache_info.empty()) return {*does_not_apply("T14", engine), std::nullopt};
 
     std::optional<long long> reported;
     if (auto info = snapshot.metrics().info(cache_info)) {
@@ -48,7 +52,7 @@ CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot)
         if (it != info->end()) reported = digits_value(it->second);
     }
     if (!reported)
-        return {"T14", Status::unknown, fmt::format("{} has no num_gpu_blocks label", cache_info)};
+        return {{"T14", Status::unknown, fmt::format("{} has no num_gpu_blocks label", cache_info)}, std::nullopt};
 
     BlockInference inf = infer_blocks(stats.kv_levels());
     Json ev = {
@@ -57,17 +61,21 @@ CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot)
         {"distinct_readings", inf.distinct},
     };
     if (!inf.blocks || !inf.trusted)
-        return {"T14", Status::unknown, fmt::format("block count not inferable: {}", inf.reason()), ev};
+        return {{"T14", Status::unknown, fmt::format("block count not inferable: {}", inf.reason()), ev},
+                std::nullopt};
     if (*inf.blocks == *reported - 1) {
-        return {"T14", Status::pass,
-                fmt::format("gauge denominator is {} = num_gpu_blocks ({}) - 1 null block", *inf.blocks, *reported),
-                ev};
+        // Only a count that matched the server's own figure is trusted for T9.
+        return {{"T14", Status::pass,
+                 fmt::format("gauge denominator is {} = num_gpu_blocks ({}) - 1 null block", *inf.blocks, *reported),
+                 ev},
+                *inf.blocks};
     }
-    return {"T14", Status::fail,
-            fmt::format("gauge denominator is {}, expected num_gpu_blocks - 1 = {}; either the gauge's meaning "
-                        "changed or the recording comes from another boot than the snapshot",
-                        *inf.blocks, *reported - 1),
-            ev};
+    return {{"T14", Status::fail,
+             fmt::format("gauge denominator is {}, expected num_gpu_blocks - 1 = {}; either the gauge's meaning "
+                         "changed or the recording comes from another boot than the snapshot",
+                         *inf.blocks, *reported - 1),
+             ev},
+            std::nullopt};
 }
 
 }  // namespace inferlint::checks

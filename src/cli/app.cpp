@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -125,6 +126,19 @@ void add_clear_card_options(CLI::App& app, run::WaitOptions& o) {
     app.add_option("--timeout", o.timeout_s, "seconds to wait for a clear card")->capture_default_str();
 }
 
+void add_requested_option(CLI::App& app, std::optional<checks::Requested>& requested, const std::string& help) {
+    app.add_option_function<long long>(
+           "--requested", [&requested](long long n) { requested = checks::Requested::of(n); }, help)
+        ->type_name("N")
+        ->check([](const std::string& v) -> std::string {
+            long long n = 0;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec != std::errc() || end != v.data() + v.size() || !checks::Requested::of(n))
+                return fmt::format("must be a whole number above 0 (the load's concurrency), not '{}'", v);
+            return "";
+        });
+}
+
 int emit(const std::vector<CheckResult>& results, const Common& common) {
     if (common.json) {
         std::cout << results_json(results) << "\n";
@@ -209,8 +223,10 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        int rc = app.exit(e);
-        return rc == 0 ? 0 : 2;
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        // A bad command line: one line naming the option, exit 2.
+        std::cerr << fmt::format("inferlint: {} (see 'inferlint --help')\n", e.what());
+        return 2;
     }
     for (auto& [sub, fn] : runners)
         if (sub->parsed()) chosen = fn;

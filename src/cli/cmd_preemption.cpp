@@ -1,9 +1,9 @@
 #include "registry.hpp"
 #include "snapshots_input.hpp"
 
-#include "inferlint/checks/snapshot_checks.hpp"
-#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/checks/suite.hpp"
 #include "inferlint/parse/series.hpp"
+#include "inferlint/run/loader.hpp"
 
 namespace inferlint::cli {
 namespace {
@@ -15,26 +15,24 @@ struct Opts {
 int run_preemption(const Opts& o, const Common& common) {
     auto snaps = load_snapshots(common, o.before, o.after);
     if (!snaps) return 2;
-    checks::PauseEvidence pauses;
+    checks::RunEvidence ev;
+    ev.named_engine = common.engine;
+    ev.before = std::move(snaps->first);
+    ev.after = std::move(snaps->second);
     if (!o.series.empty()) {
         SeriesSummary s = summarize_series_file(o.series);
         if (other_engine(common, s.named_engine(), o.series)) return 2;
-        pauses.paused_readings = s.stats.paused_readings;
-        pauses.paused_nonzero = s.stats.paused_nonzero;
-        pauses.paused_max = s.stats.paused_max.value_or(0.0);
+        ev.series = std::move(s);
     }
     if (!o.boot_log.empty()) {
-        parse::BootFacts facts = parse::parse_boot_log_file(o.boot_log, common.engine);
-        if (facts.engine && other_engine(common, &by_key(*facts.engine), o.boot_log)) return 2;
-        pauses.have_log = true;
-        pauses.logged_pauses = facts.pauses;
-        pauses.served_in_log = facts.served_in_log;
-        if (facts.server_args && facts.server_args->is_object()) {
-            auto it = facts.server_args->find("capacity_scheduler_policy");
-            if (it != facts.server_args->end() && it->is_string()) pauses.scheduler_policy = it->get<std::string>();
-        }
+        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine,
+                                          [&](const Engine* e, const std::string& what) {
+                                              return !other_engine(common, e, what);
+                                          });
+        if (!start) return 2;
+        ev.boots.push_back(std::move(*start));
     }
-    return emit({checks::check_no_preemption(snaps->first, snaps->second, pauses)}, common);
+    return emit(checks::check_load(ev).only({"T1"}), common);
 }
 
 const Registrar reg{Command{

@@ -3,14 +3,13 @@
 // files allow, printed, and one offline HTML page. Files named on the command line win
 // over the ones found in the folder.
 #include "registry.hpp"
-#include "snapshots_input.hpp"
 
-#include "inferlint/checks/t15_client_server.hpp"
-#include "inferlint/parse/benchresult.hpp"
-#include "inferlint/parse/loadlog.hpp"
+#include "inferlint/checks/suite.hpp"
 #include "inferlint/report/insights.hpp"
 #include "inferlint/report/report.hpp"
+#include "inferlint/run/loader.hpp"
 #include "inferlint/run/run_folder.hpp"
+#include "inferlint/util/clock.hpp"
 #include "inferlint/util/files.hpp"
 
 #include <fmt/format.h>
@@ -26,7 +25,7 @@ namespace fs = std::filesystem;
 struct Opts {
     std::string run, out, before, after, series, bench_result, title;
     std::vector<std::string> boot_logs;
-    long long requested = 0;
+    std::optional<checks::Requested> requested;
 };
 
 void print_limits(const std::vector<report::Insight>& found) {
@@ -86,25 +85,16 @@ int run_report(Opts o, const Common& common) {
     }
     fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
 
-    report::ReportInputs in;
-    if (!o.before.empty()) in.before = load_snapshot(o.before);
-    if (!o.after.empty()) in.after = load_snapshot(o.after);
-    if (!o.series.empty()) in.series = read_series(o.series);
-    std::vector<std::pair<const Engine*, std::string>> found;
-    for (const auto* s : {&in.before, &in.after})
-        if (*s) found.emplace_back(snapshot_engine({&**s}), (*s)->source.empty() ? "a snapshot" : (*s)->source);
-    if (in.series) found.emplace_back(in.series->named_engine(), o.series);
-    for (const auto& log : o.boot_logs) {
-        // The engine, from the log's head: the walk stops there (the report reads it later).
-        const Engine* engine = nullptr;
-        parse::scan_boot_log_file(log, nullptr, [&](const Engine* e) {
-            engine = e;
-            return false;
-        });
-        found.emplace_back(engine, log);
-    }
-    for (const auto& [e, what] : found)
-        if (other_engine(common, e, what)) return 2;
+    run::RunFileSet files;
+    for (const auto& log : o.boot_logs) files.boot_logs.emplace_back(log);
+    for (auto [opt, path] : {std::pair{&o.before, &files.before}, std::pair{&o.after, &files.after},
+                             std::pair{&o.series, &files.series}, std::pair{&o.bench_result, &files.bench}})
+        if (!opt->empty()) *path = *opt;
+    files.load_log = load_log;
+    auto loaded = run::load_run(files, common.engine,
+                                [&](const Engine* e, const std::string& what) { return !other_engine(common, e, what); });
+    if (!loaded) return 2;
+    const auto& found = loaded->engines;
     if (!common.engine && engines_disagree(found)) return 2;
     bool any_named = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first != nullptr; });
     if (!found.empty() && !any_named && !common.engine)
@@ -112,21 +102,20 @@ int run_report(Opts o, const Common& common) {
                                  "{} names it)\n",
                                  kEngineEnvVar);
 
-    if (!o.bench_result.empty()) in.bench = load_bench_result(o.bench_result);
-    if (in.bench && in.before && in.after) {
-        long long untimed = load_log ? untimed_requests_in(*load_log) : 0;
-        in.extra.push_back(checks::check_client_server_agree(*in.bench, *in.before, *in.after, untimed));
-    }
-    if (o.requested) in.requested = o.requested;
-    else if (in.bench && in.bench->max_concurrency) in.requested = in.bench->max_concurrency;
-    if (!o.title.empty()) in.title = o.title;
-    in.engine = common.engine;
-    for (const auto& log : o.boot_logs) in.boot_logs.emplace_back(log);
-    for (const auto& log : o.boot_logs) in.sources.push_back(fs::path(log).filename().string());
+    checks::RunEvidence& ev = loaded->evidence;
+    ev.requested = o.requested ? o.requested
+                   : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
+                                                            : std::nullopt;
+    report::PageInfo page;
+    if (!o.title.empty()) page.title = o.title;
+    page.generated = util::local_time_text();
+    for (const auto& log : o.boot_logs) page.sources.push_back(fs::path(log).filename().string());
     for (const auto* f : {&o.before, &o.after, &o.series, &o.bench_result})
-        if (!f->empty()) in.sources.push_back(fs::path(*f).filename().string());
+        if (!f->empty()) page.sources.push_back(fs::path(*f).filename().string());
 
-    report::Report rep = report::build_report(std::move(in));
+    checks::RunVerdicts verdicts = checks::check_run(ev);
+    report::Report rep = report::build_report(std::move(ev), std::move(verdicts), std::move(loaded->series),
+                                              loaded->boot_s, std::move(page));
     util::write_file(out, report::render_report_html(rep));
     if (common.json) {
         std::cout << results_json(rep.results) << "\n";
@@ -154,7 +143,7 @@ const Registrar reg{Command{
         app.add_option("--series", o->series, "gauge series recorded during the run");
         app.add_option("--bench-result", o->bench_result,
                        "the load tool's result file (default: bench.json or bench.jsonl in RUN)");
-        app.add_option("--requested", o->requested, "client concurrency (default: the result's)");
+        add_requested_option(app, o->requested, "client concurrency (default: the result's)");
         app.add_option("--title", o->title, "report title");
         return [o](const Common& common) { return run_report(*o, common); };
     }}};

@@ -2,11 +2,10 @@
 // T8 from a gauge recording.
 #include "registry.hpp"
 
-#include "inferlint/checks/series_checks.hpp"
-#include "inferlint/checks/snapshot_checks.hpp"
-#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/checks/suite.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
+#include "inferlint/run/loader.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +16,7 @@ namespace {
 
 struct Opts {
     std::string series, snapshot, boot_log;
-    long long requested = 0;
+    std::optional<checks::Requested> requested;
 };
 
 int run_series(const Opts& o, const Common& common) {
@@ -30,33 +29,24 @@ int run_series(const Opts& o, const Common& common) {
                                  s.skipped_lines, s.skipped_lines == 1 ? "" : "s",
                                  s.skipped_lines == 1 ? "is" : "are", s.first_skipped_lineno);
     }
-    const Engine& engine = effective_engine(common, found);
-
-    std::vector<CheckResult> results;
-    std::optional<long long> usable_blocks;
-    if (auto na = checks::does_not_apply("T14", engine)) {
-        results.push_back(*na);
-    } else if (!o.snapshot.empty()) {
+    checks::RunEvidence ev;
+    ev.named_engine = common.engine;
+    ev.requested = o.requested;
+    if (!o.snapshot.empty()) {
         Snapshot snap = load_snapshot(o.snapshot);
-        if (other_engine(common, named_by(snap.metrics().names()), o.snapshot)) return 2;
-        if (!checks::engine_of({&snap}).metrics.cache_info.empty()) {
-            CheckResult r = checks::check_null_block(s.stats, snap);
-            // Only a count that matched the server's own figure is trusted for T9.
-            if (r.status == Status::pass && r.evidence["inferred_usable_blocks"].is_number_integer())
-                usable_blocks = r.evidence["inferred_usable_blocks"].get<long long>();
-            results.push_back(std::move(r));
-        }
+        if (other_engine(common, snapshot_engine({&snap}), o.snapshot)) return 2;
+        ev.after = std::move(snap);
     }
-    results.push_back(checks::concurrency_ceiling(s.stats, engine, usable_blocks));
-    if (o.requested != 0) {
-        std::optional<parse::BootFacts> facts;
-        if (!o.boot_log.empty()) {
-            facts = parse::parse_boot_log_file(o.boot_log, common.engine);
-            if (facts->engine && other_engine(common, &by_key(*facts->engine), o.boot_log)) return 2;
-        }
-        results.push_back(
-            checks::check_concurrency_reached(s.stats, engine, o.requested, facts ? &*facts : nullptr));
+    if (ev.requested && !o.boot_log.empty()) {  // the log only sets T8's message
+        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine,
+                                          [&](const Engine* e, const std::string& what) {
+                                              return !other_engine(common, e, what);
+                                          });
+        if (!start) return 2;
+        ev.boots.push_back(std::move(*start));
     }
+    ev.series = std::move(s);
+    std::vector<CheckResult> results = checks::check_run(ev).only({"T14", "T9", "T8"});
     return emit(results, common);
 }
 
@@ -70,7 +60,7 @@ const Registrar reg{Command{
         auto o = std::make_shared<Opts>();
         app.add_option("series", o->series, "gauge recording of the run (inferlint.series/1)")->required();
         app.add_option("--snapshot", o->snapshot, "a snapshot from the same boot (for T14)");
-        app.add_option("--requested", o->requested, "client concurrency (for T8)");
+        add_requested_option(app, o->requested, "client concurrency (for T8)");
         app.add_option("--boot-log", o->boot_log, "boot log, to set the boot line's claim beside T8");
         return [o](const Common& common) { return run_series(*o, common); };
     }}};

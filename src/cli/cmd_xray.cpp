@@ -15,7 +15,7 @@ struct Opts {
     std::string serve;
     std::string url;
     std::string boot_log;
-    std::optional<long long> requested;
+    std::optional<checks::Requested> requested;
     std::string bench_result;
     double interval_s = 0.25;
     double ready_timeout_s = 900.0;
@@ -41,7 +41,7 @@ int xray_command(const Opts& o, const Common& common) {
     plan.url = o.url;
     if (!o.serve.empty()) plan.serve = o.serve;
     if (!o.boot_log.empty()) plan.boot_log = o.boot_log;
-    plan.requested = o.requested;
+    if (o.requested) plan.requested = o.requested->value();
     if (!o.bench_result.empty()) plan.bench_result = o.bench_result;
     plan.interval_s = o.interval_s;
     plan.ready_timeout_s = o.ready_timeout_s;
@@ -85,8 +85,7 @@ const Registrar reg{Command{
                        "the server's address (default: the --host and --port in --serve, else port 8000, or 30000 "
                        "for SGLang)");
         app.add_option("--boot-log", o->boot_log, "the running server's boot log (when not using --serve)");
-        app.add_option("--requested", o->requested, "concurrency asked for (default: from the load)")
-            ->check(CLI::Range(1LL, 1LL << 40));
+        add_requested_option(app, o->requested, "concurrency asked for (default: from the load)");
         app.add_option("--bench-result", o->bench_result, "the load tool's result file (default: found)");
         app.add_option("--interval", o->interval_s, "seconds between readings")
             ->default_val(0.25)

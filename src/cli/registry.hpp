@@ -2,6 +2,7 @@
 // Registrar; cli/app.cpp builds --help and dispatch from this table.
 #pragma once
 
+#include "inferlint/checks/suite.hpp"
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
 
@@ -71,6 +72,10 @@ void note_unknown(const Common& common, const Engine* found, const std::string& 
 
 // The engine key to read an input as: the named one, else what the input says, else vLLM.
 const Engine& effective_engine(const Common& common, const Engine* found);
+
+// --requested N: the concurrency the load kept open, validated in this one place for
+// every command. 0 or below is refused (exit 2) with one line naming the option.
+void add_requested_option(CLI::App& app, std::optional<checks::Requested>& requested, const std::string& help);
 
 // --max-used-mib, --consecutive and --timeout: T2's wait for a free card, as gpu-inspect
 // and teardown take it, bound to `wait` with its values as the defaults.

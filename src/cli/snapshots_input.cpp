@@ -2,15 +2,6 @@
 
 namespace inferlint::cli {
 
-const Engine* snapshot_engine(const std::vector<const Snapshot*>& snaps) {
-    std::vector<std::string> names;
-    for (const Snapshot* s : snaps) {
-        auto n = s->metrics().names();
-        names.insert(names.end(), n.begin(), n.end());
-    }
-    return named_by(names);
-}
-
 std::optional<std::pair<Snapshot, Snapshot>> load_snapshots(const Common& common, const std::string& before_path,
                                                             const std::string& after_path) {
     Snapshot before = load_snapshot(before_path);

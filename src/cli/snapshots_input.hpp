@@ -15,7 +15,4 @@ namespace inferlint::cli {
 std::optional<std::pair<Snapshot, Snapshot>> load_snapshots(const Common& common, const std::string& before,
                                                             const std::string& after);
 
-// The engine the snapshots' metric names tell; nullptr when none does.
-const Engine* snapshot_engine(const std::vector<const Snapshot*>& snaps);
-
 }  // namespace inferlint::cli

@@ -161,4 +161,13 @@ std::optional<double> counter_delta(const Snapshot& a, const Snapshot& b, const 
     return *v1 - *v0;
 }
 
+const Engine* snapshot_engine(const std::vector<const Snapshot*>& snapshots) {
+    std::vector<std::string> names;
+    for (const Snapshot* s : snapshots) {
+        auto n = s->metrics().names();
+        names.insert(names.end(), n.begin(), n.end());
+    }
+    return named_by(names);
+}
+
 }  // namespace inferlint

@@ -2,7 +2,7 @@
 // recorded, and a server it started is always stopped.
 #include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/snapshot_checks.hpp"
-#include "inferlint/checks/t15_client_server.hpp"
+#include "inferlint/checks/suite.hpp"
 #include "inferlint/parse/benchresult.hpp"
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/failures.hpp"
@@ -11,9 +11,11 @@
 #include "inferlint/parse/series.hpp"
 #include "inferlint/report/report.hpp"
 #include "inferlint/run/gpu.hpp"
+#include "inferlint/run/loader.hpp"
 #include "inferlint/run/probe.hpp"
 #include "inferlint/run/scrape.hpp"
 #include "inferlint/run/watch.hpp"
+#include "inferlint/util/clock.hpp"
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
 #include "inferlint/util/process.hpp"
@@ -21,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -66,10 +69,12 @@ using detail::interrupted;
 
 std::string read_log(const fs::path& p) { return util::read_file(p, util::AllowEmpty::yes); }
 
+checks::BootStart boot_start(const std::string& text, const Engine* engine) {
+    return {"boot.log", parse::parse_boot_log(text, engine), parse::classify_failure(text)};
+}
+
 std::vector<CheckResult> boot_checks(const std::string& text, const Engine* engine) {
-    auto facts = parse::parse_boot_log(text, engine);
-    return {checks::check_boot_failure(parse::classify_failure(text)), checks::check_block_size(facts),
-            checks::check_backend_honoured(facts)};
+    return checks::check_boots({boot_start(text, engine)}, checks::UnparsedLines::ignore);
 }
 
 // The probe runs on a thread of its own so a signal need not wait for its requests.
@@ -132,6 +137,8 @@ private:
     bool run_probe();
     bool run_load_stage();
     void run_checks();
+    checks::RunEvidence evidence() const;
+    checks::RunVerdicts verdicts() const;
 
     const Plan& plan_;
     const Callbacks& cb_;
@@ -148,6 +155,9 @@ private:
     std::optional<Series> recorded_;
     std::optional<BenchResult> bench_;
     std::optional<long long> requested_;
+    std::optional<checks::BootStart> final_boot_;  // the log re-read after the load
+    std::optional<double> boot_s_;
+    std::optional<long long> usable_blocks_;
     std::optional<fs::path> result_path_;
     fs::file_time_type load_started_{};
     std::vector<std::string> sources_;
@@ -347,30 +357,64 @@ void Xray::run_checks() {
     requested_ = plan_.requested ? plan_.requested : load_concurrency(argv);
     if (!requested_ && bench_) requested_ = bench_->max_concurrency;
 
+    checks::RunEvidence ev = evidence();
     if (boot_log_ && facts_) {
         // The server's log now covers the run too (TensorRT-LLM logs its pauses there).
-        auto version = facts_->server_version;
-        facts_ = parse::parse_boot_log(read_log(*boot_log_), engine_);
-        facts_->server_version = version;
+        try {
+            final_boot_ = run::read_boot_start(*boot_log_, "boot.log", engine_, {}, &boot_s_);
+        } catch (const InputError&) {
+            // Emptied or cut since the boot (a rotated log): what the text now says.
+            final_boot_ = boot_start(read_log(*boot_log_), engine_);
+        }
+        final_boot_->facts.server_version = facts_->server_version;
+        ev.boots = {*final_boot_};
     }
     if (cut()) return;
     stage(Stage::checks);
     say("== checks");
-    for (auto& r : report::run_checks(before_, after_, recorded_, requested_, facts_ ? &*facts_ : nullptr)) {
+    checks::RunVerdicts load = checks::check_load(ev);
+    usable_blocks_ = load.usable_blocks;
+    for (auto& r : load.results) {
         if (cut()) return;
         record(r.tripwire == "T10" ? checks::with_timer_comparison(std::move(r)) : std::move(r));
     }
-    if (bench_ && before_ && after_) {
-        long long untimed = 0;
-        if (load_client(argv)) {
-            try {
-                untimed = untimed_requests_in(plan_.out / "load.log");
-            } catch (const InputError&) {
-            }
-        }
-        record(checks::check_client_server_agree(*bench_, *before_, *after_, untimed));
-    }
+    if (auto t15 = checks::check_client_server(ev)) record(std::move(*t15));
     cut();
+}
+
+checks::RunEvidence Xray::evidence() const {
+    checks::RunEvidence ev;
+    ev.named_engine = engine_;
+    ev.before = before_;
+    ev.after = after_;
+    if (recorded_) ev.series = summarize(*recorded_);
+    ev.bench = bench_;
+    if (requested_) ev.requested = checks::Requested::of(*requested_);
+    if (bench_ && before_ && after_ && load_client(o_.load_argv)) {
+        try {
+            ev.untimed_requests = untimed_requests_in(plan_.out / "load.log");
+        } catch (const InputError&) {
+        }
+    }
+    return ev;
+}
+
+// The verdicts as the run gave them, the last per tripwire (the teardown's T2, not the
+// start-of-run gate's) in the order each first appeared: the page shows what the
+// terminal and results.json said, computed once.
+checks::RunVerdicts Xray::verdicts() const {
+    checks::RunVerdicts v;
+    for (const auto& r : o_.results) {
+        auto same = std::find_if(v.results.begin(), v.results.end(),
+                                 [&](const CheckResult& k) { return k.tripwire == r.tripwire; });
+        if (same == v.results.end()) {
+            v.results.push_back(r);
+        } else {
+            *same = r;
+        }
+    }
+    v.usable_blocks = usable_blocks_;
+    return v;
 }
 
 void Xray::collect() {
@@ -433,20 +477,18 @@ void Xray::finish() {
     if (boot_log_ || (before_ && after_)) {
         stage(Stage::report);
         try {
-            report::ReportInputs in;
-            if (boot_log_) in.boot_logs.push_back(*boot_log_);
-            in.before = before_;
-            in.after = after_;
-            in.series = recorded_;
-            in.bench = bench_;
-            in.requested = requested_;
-            in.title = plan_.title;
-            in.engine = engine_;
-            in.server_version = facts_ ? facts_->server_version : std::nullopt;
-            for (const auto& r : o_.results)
-                if (r.tripwire == "T2" || r.tripwire == "T7" || r.tripwire == "T15") in.extra.push_back(r);
-            in.sources = sources_;
-            report::Report rep = report::build_report(std::move(in));
+            checks::RunEvidence ev = evidence();
+            if (final_boot_) {
+                ev.boots = {*final_boot_};
+            } else if (boot_log_) {
+                auto start = run::read_boot_start(*boot_log_, "boot.log", engine_, {}, &boot_s_);
+                if (facts_ && !start->facts.vllm_version) start->facts.server_version = facts_->server_version;
+                ev.boots = {std::move(*start)};
+            }
+            report::PageInfo page{plan_.title, util::local_time_text(), sources_};
+            report::Report rep =
+                report::build_report(std::move(ev), verdicts(), recorded_, boot_s_, std::move(page));
+
             o_.limits = report::limits(rep);
             if (!o_.limits.empty()) {
                 say("== what limited this run");

@@ -1,3 +1,4 @@
+#include "report_inputs.hpp"
 #include "support.hpp"
 
 #include "inferlint/parse/benchresult.hpp"
@@ -10,6 +11,8 @@
 namespace fs = std::filesystem;
 using namespace inferlint;
 using namespace inferlint::report;
+using testsupport::build_report;
+using testsupport::ReportInputs;
 
 namespace {
 

@@ -1,3 +1,4 @@
+#include "report_inputs.hpp"
 #include "support.hpp"
 
 #include "inferlint/core/catalog.hpp"
@@ -18,6 +19,9 @@
 namespace fs = std::filesystem;
 using namespace inferlint;
 using namespace inferlint::report;
+using inferlint::parse::StampTrail;
+using testsupport::build_report;
+using testsupport::ReportInputs;
 
 namespace {
 

@@ -25,6 +25,14 @@ std::optional<CheckResult> does_not_apply(std::string_view tripwire, const Engin
 // series exports. Doubles as a self-test of infer_blocks.
 CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot);
 
+// T14's result and, when it passed, the usable block count it inferred (what T9's
+// arithmetic may then use).
+struct NullBlockFinding {
+    CheckResult result;
+    std::optional<long long> usable_blocks;
+};
+NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot);
+
 inline constexpr double kSaturatedUsage = 0.9;
 
 // T9. How many requests fit, floor(1 / share), on every sample where the cache is the

@@ -6,6 +6,7 @@
 // t_mono_ns (to measure spans). Half the scrape latency is the timing uncertainty.
 #pragma once
 
+#include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
 #include "inferlint/parse/prom.hpp"
 
@@ -42,6 +43,9 @@ private:
 // Reads a snapshot file, or a bare Prometheus text file (no clock). Throws InputError
 // naming the file for a missing, empty, binary, truncated or wrong-schema file.
 Snapshot load_snapshot(const std::filesystem::path& path);
+
+// The engine these snapshots' metric names tell; nullptr when none does.
+const Engine* snapshot_engine(const std::vector<const Snapshot*>& snapshots);
 // The same from text already read (source names it in errors).
 Snapshot snapshot_from_text(const std::string& text, const std::string& source);
 

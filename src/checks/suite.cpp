@@ -1,0 +1,138 @@
+// The suite: which tripwires a run's evidence allows, in the order the commands print
+// them, each computed once.
+#include "inferlint/checks/suite.hpp"
+
+#include "inferlint/checks/bootlog_checks.hpp"
+#include "inferlint/checks/series_checks.hpp"
+#include "inferlint/checks/t15_client_server.hpp"
+
+#include <algorithm>
+
+namespace inferlint::checks {
+
+const Engine& RunEvidence::engine() const {
+    std::vector<const Snapshot*> snaps;
+    for (const auto* s : {&before, &after})
+        if (*s) snaps.push_back(&**s);
+    if (const Engine* e = snapshot_engine(snaps)) return *e;
+    if (series && series->named_engine()) return series->engine();
+    if (!boots.empty() && boots.front().facts.engine) return by_key(*boots.front().facts.engine);
+    return named_engine ? *named_engine : vllm();
+}
+
+const Engine& RunEvidence::series_engine() const {
+    if (series && series->named_engine()) return *series->named_engine();
+    return named_engine ? *named_engine : vllm();
+}
+
+const parse::BootFacts* RunEvidence::first_facts() const { return boots.empty() ? nullptr : &boots.front().facts; }
+
+const CheckResult* RunVerdicts::result(std::string_view tripwire) const {
+    for (const auto& r : results)
+        if (r.tripwire == tripwire) return &r;
+    return nullptr;
+}
+
+std::vector<CheckResult> RunVerdicts::only(std::initializer_list<std::string_view> tripwires) const {
+    std::vector<CheckResult> out;
+    for (const auto& r : results)
+        if (std::find(tripwires.begin(), tripwires.end(), r.tripwire) != tripwires.end()) out.push_back(r);
+    return out;
+}
+
+std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, UnparsedLines unparsed) {
+    std::vector<CheckResult> results;
+    const bool several = boots.size() > 1;
+    for (const auto& b : boots) {
+        std::vector<CheckResult> per{check_boot_failure(b.failure), check_block_size(b.facts),
+                                     check_backend_honoured(b.facts)};
+        if (unparsed == UnparsedLines::report)
+            if (auto u = check_unparsed(b.facts)) per.push_back(std::move(*u));
+        for (auto& r : per) {
+            if (several) r.message = b.label + ": " + r.message;
+            results.push_back(std::move(r));
+        }
+    }
+    if (several) {
+        std::vector<parse::BootFacts> facts;
+        std::vector<std::string> labels;
+        for (const auto& b : boots) {
+            facts.push_back(b.facts);
+            labels.push_back(b.label);
+        }
+        for (auto& r : check_same_pool(facts, labels)) results.push_back(std::move(r));
+        for (auto& r : check_kv_memory_stable(facts, labels)) results.push_back(std::move(r));
+    }
+    return results;
+}
+
+PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts* facts) {
+    PauseEvidence pauses;
+    if (series) {
+        pauses.paused_readings = series->stats.paused_readings;
+        pauses.paused_nonzero = series->stats.paused_nonzero;
+        pauses.paused_max = series->stats.paused_max.value_or(0.0);
+    }
+    if (facts) {
+        pauses.have_log = true;
+        pauses.logged_pauses = facts->pauses;
+        pauses.served_in_log = facts->served_in_log;
+        if (facts->server_args && facts->server_args->is_object()) {
+            auto it = facts->server_args->find("capacity_scheduler_policy");
+            if (it != facts->server_args->end() && it->is_string()) pauses.scheduler_policy = it->get<std::string>();
+        }
+    }
+    return pauses;
+}
+
+RunVerdicts check_load(const RunEvidence& ev) {
+    RunVerdicts out;
+    const SeriesSummary* series = ev.series ? &*ev.series : nullptr;
+    if (ev.before && ev.after) {
+        out.results.push_back(check_no_preemption(*ev.before, *ev.after, pause_evidence(series, ev.first_facts())));
+        out.results.push_back(precise_rate(*ev.before, *ev.after, ev.rate_counter));
+    }
+    if (!series) return out;
+    const Engine& engine = ev.series_engine();
+    if (auto na = does_not_apply("T14", engine)) {
+        out.results.push_back(std::move(*na));
+    } else if (ev.after && !engine_of({&*ev.after}).metrics.cache_info.empty()) {
+        NullBlockFinding t14 = null_block(series->stats, *ev.after);
+        out.usable_blocks = t14.usable_blocks;
+        out.results.push_back(std::move(t14.result));
+    }
+    out.results.push_back(concurrency_ceiling(series->stats, engine, out.usable_blocks));
+    if (ev.requested)
+        out.results.push_back(
+            check_concurrency_reached(series->stats, engine, ev.requested->value(), ev.first_facts()));
+    return out;
+}
+
+std::optional<CheckResult> check_client_server(const RunEvidence& ev) {
+    if (!ev.bench || !ev.before || !ev.after) return std::nullopt;
+    return check_client_server_agree(*ev.bench, *ev.before, *ev.after, ev.untimed_requests);
+}
+
+RunVerdicts check_run(const RunEvidence& ev) {
+    RunVerdicts out;
+    out.results = check_boots(ev.boots, ev.unparsed);
+    // The last live result per tripwire (the teardown's T2, not the start-of-run gate's),
+    // in the order each first appeared; none the logs already gave.
+    std::vector<std::string> order;
+    for (const auto& r : ev.live)
+        if (std::find(order.begin(), order.end(), r.tripwire) == order.end()) order.push_back(r.tripwire);
+    for (const auto& t : order) {
+        if (out.result(t)) continue;
+        const CheckResult* last = nullptr;
+        for (const auto& r : ev.live)
+            if (r.tripwire == t) last = &r;
+        out.results.push_back(*last);
+    }
+    if (auto t15 = check_client_server(ev)) out.results.push_back(std::move(*t15));
+    RunVerdicts load = check_load(ev);
+    for (auto& r : load.results) out.results.push_back(std::move(r));
+    out.usable_blocks = load.usable_blocks;
+    return out;
+}
+
+}  // namespace inferlint::checks

@@ -1,0 +1,77 @@
+#include "inferlint/run/loader.hpp"
+
+#include "inferlint/parse/benchresult.hpp"
+#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/loadlog.hpp"
+#include "inferlint/parse/log_stamps.hpp"
+#include "inferlint/parse/snapshot.hpp"
+
+namespace inferlint::run {
+
+std::optional<checks::BootStart> read_boot_start(const fs::path& path, std::string label, const Engine* named,
+                                                 const AcceptEngine& accept, std::optional<double>* boot_s) {
+    parse::StampTrail trail;
+    std::function<bool(const Engine*)> ask;
+    if (accept) ask = [&](const Engine* found) { return accept(found, path.string()); };
+    std::function<void(std::string_view, long long)> each_line;
+    if (boot_s) each_line = [&](std::string_view line, long long n) { trail.line(line, n); };
+    // Read in pieces: a log of any length costs the memory of its longest line.
+    auto scan = parse::scan_boot_log_file(path, named, ask, each_line);
+    if (!scan) return std::nullopt;
+    if (boot_s) *boot_s = trail.boot_seconds(scan->facts.ready_lineno);
+    return checks::BootStart{std::move(label), std::move(scan->facts), std::move(scan->failure)};
+}
+
+std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector<fs::path>& paths,
+                                                               const Engine* named, const AcceptEngine& accept) {
+    std::vector<std::string> labels = parse::log_labels(paths);
+    std::vector<checks::BootStart> starts;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        auto start = read_boot_start(paths[i], labels[i], named, accept);
+        if (!start) return std::nullopt;
+        starts.push_back(std::move(*start));
+    }
+    return starts;
+}
+
+std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, const AcceptEngine& accept) {
+    LoadedRun run;
+    checks::RunEvidence& ev = run.evidence;
+    ev.named_engine = named;
+    auto said = [&](const Engine* found, const std::string& what) {
+        run.engines.emplace_back(found, what);
+        return !accept || accept(found, what);
+    };
+    for (auto [path, snap] : {std::pair{&files.before, &ev.before}, std::pair{&files.after, &ev.after}}) {
+        if (!*path) continue;
+        *snap = load_snapshot(**path);
+        if (!said(snapshot_engine({&**snap}), (*snap)->source.empty() ? "a snapshot" : (*snap)->source))
+            return std::nullopt;
+    }
+    if (files.series) {
+        run.series = read_series(*files.series);
+        if (!said(run.series->named_engine(), files.series->string())) return std::nullopt;
+        ev.series = summarize(*run.series);
+    }
+    for (const auto& log : files.boot_logs) {
+        // The engine, from the log's head: the walk stops there.
+        const Engine* engine = nullptr;
+        parse::scan_boot_log_file(log, nullptr, [&](const Engine* e) {
+            engine = e;
+            return false;
+        });
+        if (!said(engine, log.string())) return std::nullopt;
+    }
+    if (files.bench) ev.bench = load_bench_result(*files.bench);
+    if (ev.bench && ev.before && ev.after && files.load_log) ev.untimed_requests = untimed_requests_in(*files.load_log);
+
+    std::vector<std::string> labels = parse::log_labels(files.boot_logs);
+    for (std::size_t i = 0; i < files.boot_logs.size(); ++i) {
+        std::optional<double>* boot_s = i == 0 ? &run.boot_s : nullptr;
+        auto start = read_boot_start(files.boot_logs[i], labels[i], named, {}, boot_s);
+        ev.boots.push_back(std::move(*start));
+    }
+    return run;
+}
+
+}  // namespace inferlint::run
