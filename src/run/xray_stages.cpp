@@ -1,0 +1,224 @@
+// xray after the probe: the load with its recording, the run's checks, and the page.
+#include "inferlint/checks/bootlog_checks.hpp"
+#include "inferlint/checks/snapshot_checks.hpp"
+#include "inferlint/parse/failures.hpp"
+#include "inferlint/parse/loadlog.hpp"
+#include "inferlint/report/report.hpp"
+#include "inferlint/run/loader.hpp"
+#include "inferlint/run/scrape.hpp"
+#include "inferlint/run/watch.hpp"
+#include "inferlint/util/clock.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+#include "inferlint/util/process.hpp"
+#include "xray_stages.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+
+namespace inferlint::xray::detail {
+
+bool Xray::run_load_stage() {
+    stage(Stage::load);
+    const fs::path& out = plan_.out;
+    try {
+        got_.before = run::default_scraper().scrape(plan_.url);
+    } catch (const std::exception& e) {
+        o_.problem = fmt::format("cannot read the server's metrics: {}", e.what());
+        return false;
+    }
+    got_.before->save(out / "before.snapshot.json");
+    got_.sources.push_back("before.snapshot.json");
+    PreparedLoad load = prepare_load(plan_.load, out);
+    o_.load_argv = load.argv;
+    got_.result_path = load.result;
+
+    LoadRun lr;
+    std::optional<std::string> after_error = record_load(load, lr);
+    if (!lr.error.empty()) {
+        o_.problem = "the load command could not start: " + lr.error;
+        return false;
+    }
+    o_.load_exit = lr.exit_status;
+    if (o_.load_exit && *o_.load_exit != 0) say(fmt::format("the load command exited with code {}", *o_.load_exit));
+    if (cut()) return false;
+    if (after_error) {
+        o_.problem = fmt::format("the server stopped answering during the load: {}", *after_error);
+        // A server that died serving says why in its log (T7), unless it was killed outright.
+        if (got_.boot_log) {
+            auto failure = parse::classify_failure(read_log(*got_.boot_log));
+            if (failure) record(checks::check_boot_failure(failure));
+        }
+    }
+    return true;
+}
+
+// Runs the load while the gauges are recorded, then takes the after snapshot and reads the
+// recording back. Says why the after snapshot could not be taken, if it could not.
+std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& lr) {
+    const fs::path& out = plan_.out;
+    const fs::path series_path = out / "run.series.jsonl";
+    std::ofstream series_file(series_path, std::ios::out | std::ios::trunc | std::ios::binary);
+    std::atomic<bool> stop_watch{false};
+    std::thread watcher;
+    // The recording ends with the load, however the load ends.
+    struct StopWatch {
+        std::atomic<bool>& stop;
+        std::thread& t;
+        ~StopWatch() {
+            stop = true;
+            if (t.joinable()) t.join();
+        }
+    } stop_watch_on_exit{stop_watch, watcher};
+    watcher = std::thread([&] {
+        try {
+            run::watch(plan_.url, series_file, {.interval_s = plan_.interval_s}, stop_watch,
+                       [](const std::string& url) { return run::default_scraper().scrape(url); },
+                       [this](const std::string& l) { note(l); }, engine_);
+        } catch (const std::exception& e) {
+            note(fmt::format("the recording stopped: {}", e.what()));
+        }
+    });
+    say("== load: " + util::shell_join(load.argv));
+    got_.load_started = fs::file_time_type::clock::now();
+    lr = run_load(load.argv, out / "load.log", [this](const std::string& l) { say(l); }, plan_.timings.load_grace_s);
+    std::optional<std::string> after_error;
+    try {
+        got_.after = run::default_scraper().scrape(plan_.url);
+        got_.after->save(out / "after.snapshot.json");
+        got_.sources.push_back("after.snapshot.json");
+    } catch (const std::exception& e) {
+        after_error = e.what();
+    }
+    stop_watch = true;
+    watcher.join();
+    series_file.close();
+    got_.sources.push_back(series_path.filename().string());
+    try {
+        got_.recorded = read_series(series_path);
+    } catch (const std::exception& e) {
+        note(fmt::format("the recording cannot be read: {}", e.what()));
+    }
+    return after_error;
+}
+
+// The load tool's result: the file named, else where the tool was asked to save it, else
+// the newest JSON its --result-dir got during the load.
+void Xray::read_load_result() {
+    const auto& argv = o_.load_argv;
+    std::optional<fs::path> path = plan_.bench_result ? plan_.bench_result : got_.result_path;
+    if (!path && load_client(argv))
+        path = newest_json(flag_value(argv, "--result-dir").value_or("."), got_.load_started);
+    std::error_code ec;
+    if (path && fs::is_regular_file(*path, ec)) {
+        try {
+            got_.bench = load_bench_result(*path);
+            got_.sources.push_back(path->filename().string());
+        } catch (const InputError& e) {
+            say(fmt::format("note: the load tool's result is not used: {}", e.what()));
+        }
+    }
+    got_.requested = plan_.requested ? plan_.requested : load_concurrency(argv);
+    if (!got_.requested && got_.bench) got_.requested = got_.bench->max_concurrency;
+}
+
+void Xray::run_checks() {
+    read_load_result();
+    checks::RunEvidence ev = evidence();
+    if (got_.boot_log && got_.facts) {
+        // The server's log now covers the run too (TensorRT-LLM logs its pauses there).
+        try {
+            got_.final_boot = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
+        } catch (const InputError&) {
+            // Emptied or cut since the boot (a rotated log): what the text now says.
+            got_.final_boot = boot_start(read_log(*got_.boot_log), engine_);
+        }
+        got_.final_boot->facts.server_version = got_.facts->server_version;
+        ev.boots = {*got_.final_boot};
+    }
+    if (cut()) return;
+    stage(Stage::checks);
+    say("== checks");
+    checks::RunVerdicts load = checks::check_load(ev);
+    got_.usable_blocks = load.usable_blocks;
+    for (auto& r : load.results) {
+        if (cut()) return;
+        record(r.tripwire == "T10" ? checks::with_timer_comparison(std::move(r)) : std::move(r));
+    }
+    if (auto t15 = checks::check_client_server(ev)) record(std::move(*t15));
+    cut();
+}
+
+checks::RunEvidence Xray::evidence() const {
+    checks::RunEvidence ev;
+    ev.named_engine = engine_;
+    ev.before = got_.before;
+    ev.after = got_.after;
+    if (got_.recorded) ev.series = summarize(*got_.recorded);
+    ev.bench = got_.bench;
+    if (got_.requested) ev.requested = checks::Requested::of(*got_.requested);
+    if (got_.bench && got_.before && got_.after && load_client(o_.load_argv)) {
+        try {
+            ev.untimed_requests = untimed_requests_in(plan_.out / "load.log");
+        } catch (const InputError&) {
+        }
+    }
+    return ev;
+}
+
+// The verdicts as the run gave them, the last per tripwire (the teardown's T2, not the
+// start-of-run gate's) in the order each first appeared: the page shows what the
+// terminal and results.json said, computed once.
+checks::RunVerdicts Xray::verdicts() const {
+    checks::RunVerdicts v;
+    for (const auto& r : o_.results) {
+        auto same = std::find_if(v.results.begin(), v.results.end(),
+                                 [&](const CheckResult& k) { return k.tripwire == r.tripwire; });
+        if (same == v.results.end()) {
+            v.results.push_back(r);
+        } else {
+            *same = r;
+        }
+    }
+    v.usable_blocks = got_.usable_blocks;
+    return v;
+}
+
+void Xray::finish() {
+    if (!o_.problem.empty()) say(o_.problem);
+    if (got_.boot_log || (got_.before && got_.after)) {
+        stage(Stage::report);
+        try {
+            checks::RunEvidence ev = evidence();
+            if (got_.final_boot) {
+                ev.boots = {*got_.final_boot};
+            } else if (got_.boot_log) {
+                auto start = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
+                if (got_.facts && !start->facts.vllm_version) start->facts.server_version = got_.facts->server_version;
+                ev.boots = {std::move(*start)};
+            }
+            report::PageInfo page{plan_.title, util::local_time_text(), got_.sources};
+            report::Report rep =
+                report::build_report(std::move(ev), verdicts(), got_.recorded, got_.boot_s, std::move(page));
+
+            o_.limits = report::limits(rep);
+            if (!o_.limits.empty()) {
+                say("== what limited this run");
+                for (const auto& i : o_.limits) say(fmt::format("- {}. {}", i.title, i.text));
+            }
+            const fs::path html = plan_.out / "report.html";
+            util::write_file(html, report::render_report_html(rep));
+            o_.report = html;
+        } catch (const std::exception& e) {
+            note(fmt::format("inferlint: no report: {}", e.what()));
+        }
+    }
+    o_.files = got_.sources;
+    std::error_code ec;
+    if (fs::is_regular_file(plan_.out / "load.log", ec)) o_.files.push_back("load.log");
+    if (o_.report) o_.files.push_back("report.html");
+    o_.files.push_back("results.json");
+}
+
+}  // namespace inferlint::xray::detail

@@ -1,0 +1,128 @@
+// One xray run's stages and what they gather. Private to src/run/xray*.cpp: xray.cpp
+// holds the stages up to the probe, xray_stages.cpp the load, the checks and the page.
+#pragma once
+
+#include "inferlint/checks/suite.hpp"
+#include "inferlint/parse/benchresult.hpp"
+#include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/series.hpp"
+#include "inferlint/parse/snapshot.hpp"
+#include "inferlint/run/xray.hpp"
+#include "xray_internal.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace inferlint::xray::detail {
+
+inline std::string read_log(const fs::path& p) { return util::read_file(p, util::AllowEmpty::yes); }
+
+inline checks::BootStart boot_start(const std::string& text, const Engine* engine) {
+    return {"boot.log", parse::parse_boot_log(text, engine), parse::classify_failure(text)};
+}
+
+inline std::vector<CheckResult> boot_checks(const std::string& text, const Engine* engine) {
+    return checks::check_boots({boot_start(text, engine)}, checks::UnparsedLines::ignore);
+}
+
+// What the run has gathered: the evidence its verdicts and its page are made of.
+struct Gathered {
+    std::optional<fs::path> boot_log;
+    std::optional<parse::BootFacts> facts;        // the log as it stood once the server was ready
+    std::optional<checks::BootStart> final_boot;  // the log re-read after the load
+    std::optional<double> boot_s;
+    std::optional<Snapshot> before, after;
+    std::optional<Series> recorded;
+    std::optional<BenchResult> bench;
+    std::optional<long long> requested;
+    std::optional<long long> usable_blocks;  // from a passing T14
+    std::optional<fs::path> result_path;     // where the load tool was asked to save its result
+    fs::file_time_type load_started{};
+    std::vector<std::string> sources;  // the files the run wrote or read, for the page
+};
+
+// The probe runs on a thread of its own so a signal need not wait for its requests.
+struct ProbeJob {
+    std::mutex mu;
+    std::optional<CheckResult> result;
+};
+
+class Xray {
+public:
+    Xray(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o)
+        : plan_(plan), cb_(cb), machine_(machine), o_(o) {}
+    ~Xray() {
+        if (probe_thread_.joinable()) probe_thread_.detach();
+    }
+    Xray(const Xray&) = delete;
+    Xray& operator=(const Xray&) = delete;
+
+    void collect();
+    void stop_server();
+    void finish();
+
+private:
+    void say(const std::string& line) {
+        if (cb_.say) cb_.say(line);
+    }
+    void note(const std::string& line) {
+        if (cb_.note) cb_.note(line);
+    }
+    void stage(Stage s) {
+        if (cb_.on_stage) cb_.on_stage(s);
+    }
+    void record(CheckResult r) {
+        say(terminal_line(r));
+        o_.results.push_back(std::move(r));
+    }
+    // True (and the outcome says so) once a signal has been caught.
+    bool cut() {
+        if (!interrupted()) return false;
+        if (!o_.interrupted_by) {
+            o_.interrupted_by = detail::interrupt_signal();
+            o_.problem = fmt::format("interrupted ({})", sigabbrev(o_.interrupted_by));
+        }
+        return true;
+    }
+    static std::string sigabbrev(int sig) {
+        if (sig == SIGINT) return "SIGINT";
+        if (sig == SIGTERM) return "SIGTERM";
+        if (sig == SIGHUP) return "SIGHUP";
+        return fmt::format("signal {}", sig);
+    }
+    void set_engine(const Engine* e) {
+        engine_ = e;
+        if (e) o_.engine = e->key;
+    }
+
+    bool start_server();
+    bool read_metrics(std::string& metrics_problem);
+    bool read_boot_log();
+    bool run_probe();
+    bool run_load_stage();
+    std::optional<std::string> record_load(const PreparedLoad& load, LoadRun& lr);
+    void read_load_result();
+    void run_checks();
+    checks::RunEvidence evidence() const;
+    checks::RunVerdicts verdicts() const;
+
+    const Plan& plan_;
+    const Callbacks& cb_;
+    const Machine& machine_;
+    Outcome& o_;
+
+    std::unique_ptr<detail::Server> server_;
+    std::shared_ptr<ProbeJob> probe_job_;
+    std::thread probe_thread_;
+    const Engine* engine_ = nullptr;
+    Gathered got_;
+};
+
+}  // namespace inferlint::xray::detail
