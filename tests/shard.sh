@@ -2,11 +2,38 @@
 # Runs one shard of the Catch2 test binary, so that CTest can run the shards side by side
 # on a machine with several cores. Test cases are grouped by source file (Catch's -#
 # gives each the tag [#file]); the files are dealt to the shards in turn.
-# usage: tests/shard.sh TEST_BINARY N I     (1 <= I <= N)
+#   unit:   the test cases without [shared], with the reference pointed at a folder that
+#           does not exist, so one that needs it without the tag fails (support.hpp);
+#   shared: the test cases tagged [shared], which read ../shared/reference (or the folder
+#           INFERLINT_REFERENCE_DIR names); where it is absent they do not run, and the
+#           shard says so and exits 77, which CTest reports as Skipped.
+# Hidden test cases ([.]) are never run, as in a plain run of the binary.
+# usage: tests/shard.sh TEST_BINARY N I [unit|shared]     (1 <= I <= N)
 set -u
-bin=$1 n=$2 i=$3
-spec=$("$bin" -# --list-tags | grep -o '\[#[^]]*\]' | sort -u |
-  awk -v n="$n" -v i="$i" '{ if ((NR - 1) % n == i - 1) { printf "%s%s", sep, $0; sep = "," } }')
-if [ -z "$spec" ]; then echo "shard $i/$n: no test files listed" >&2; exit 2; fi
-echo "shard $i/$n: $spec"
-exec "$bin" -# "$spec"
+bin=$1 n=$2 i=$3 kind=${4:-unit}
+case $kind in
+  unit) filter='~[shared]~[.]' ;;
+  shared) filter='[shared]~[.]' ;;
+  *) echo "shard.sh: kind is unit or shared, not $kind" >&2; exit 2 ;;
+esac
+spec=$("$bin" -# --list-tags "$filter" | grep -o '\[#[^]]*\]' | sort -u |
+  awk -v n="$n" -v i="$i" -v f="$filter" '{ if ((NR - 1) % n == i - 1) { printf "%s%s%s", sep, $0, f; sep = "," } }')
+if [ -z "$spec" ]; then echo "$kind shard $i/$n: no test files listed" >&2; exit 2; fi
+count=$("$bin" -# --list-test-names-only "$spec" | grep -c .)
+if [ "$kind" = unit ]; then
+  INFERLINT_REFERENCE_DIR=/nonexistent/inferlint-unit-tests-use-no-reference
+  export INFERLINT_REFERENCE_DIR
+else
+  ref=${INFERLINT_REFERENCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared/reference}
+  if [ ! -d "$ref/fixtures" ]; then
+    total=$("$bin" --list-test-names-only '[shared]~[.]' | grep -c .)
+    echo "$kind shard $i/$n: skipped: $count test cases (of the $total tagged [shared]) need $ref/fixtures, which is absent"
+    exit 77
+  fi
+fi
+echo "$kind shard $i/$n: $count test cases: $spec"
+"$bin" -# "$spec"
+rc=$?
+# Catch exits with the number of failed assertions: 77 of them must not read as Skipped.
+[ "$rc" -eq 77 ] && rc=1
+exit "$rc"

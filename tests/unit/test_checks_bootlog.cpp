@@ -15,7 +15,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 }  // namespace
 
-TEST_CASE("T4/T11: two pools from one configuration, 12,405 vs 13,575 tokens", "[checks_bootlog][T4][T11]") {
+TEST_CASE("T4/T11: two pools from one configuration, 12,405 vs 13,575 tokens", "[checks_bootlog][T4][T11][shared]") {
     REQUIRE_REFERENCE(root);
     std::vector<BootFacts> f{facts_of(root / "vllm-0.28/boot_pool_level_hi.log"),
                              facts_of(root / "vllm-0.28/boot_pool_level_lo.log")};
@@ -44,7 +44,7 @@ TEST_CASE("T4/T11: two pools from one configuration, 12,405 vs 13,575 tokens", "
     CHECK(checks::check_same_pool(f, names)[0].status == Status::unknown);
 }
 
-TEST_CASE("T4: different flags or a failed start are not compared", "[checks_bootlog][T4]") {
+TEST_CASE("T4: different flags or a failed start are not compared", "[checks_bootlog][T4][shared]") {
     REQUIRE_REFERENCE(root);
     std::vector<BootFacts> f{facts_of(root / "vllm-0.28/boot_eager.log"), facts_of(root / "vllm-0.28/boot_pool_level_lo.log"),
                              facts_of(root / "vllm-0.28/boot_fail_accelerator.log")};
@@ -54,7 +54,7 @@ TEST_CASE("T4: different flags or a failed start are not compared", "[checks_boo
     CHECK(g.not_compared == std::vector<std::string>{"c"});
 }
 
-TEST_CASE("T4: SGLang starts differing only in the random seed are compared", "[checks_bootlog][T4]") {
+TEST_CASE("T4: SGLang starts differing only in the random seed are compared", "[checks_bootlog][T4][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts a = facts_of(root / "sglang-0.5/capped/boot.log");
     BootFacts b = a;
@@ -66,7 +66,7 @@ TEST_CASE("T4: SGLang starts differing only in the random seed are compared", "[
     CHECK(checks::check_same_pool({a, b}, {"a", "b"}).empty());
 }
 
-TEST_CASE("T5: block size forced to 784 on the eager hybrid boot", "[checks_bootlog][T5]") {
+TEST_CASE("T5: block size forced to 784 on the eager hybrid boot", "[checks_bootlog][T5][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts f = facts_of(root / "vllm-0.28/boot_eager.log");
     auto r = checks::check_block_size(f);
@@ -86,7 +86,7 @@ TEST_CASE("T5: block size forced to 784 on the eager hybrid boot", "[checks_boot
     CHECK(checks::check_block_size(failed).status == Status::unknown);
 }
 
-TEST_CASE("T6: the drafter ignored the requested backend", "[checks_bootlog][T6]") {
+TEST_CASE("T6: the drafter ignored the requested backend", "[checks_bootlog][T6][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts f = facts_of(root / "vllm-0.28/boot_spec_backend_override.log");
     auto r = checks::check_backend_honoured(f);
@@ -107,7 +107,7 @@ TEST_CASE("T6: the drafter ignored the requested backend", "[checks_bootlog][T6]
     CHECK(checks::check_backend_honoured(none).status == Status::unknown);
 }
 
-TEST_CASE("T7/T12: serving-phase crash and boot failures", "[checks_bootlog][T7][T12]") {
+TEST_CASE("T7/T12: serving-phase crash and boot failures", "[checks_bootlog][T7][T12][shared]") {
     REQUIRE_REFERENCE(root);
     auto serving = checks::check_boot_failure(
         parse::classify_failure(util::read_file(root / "vllm-0.28/boot_spec_backend_override.log")));
@@ -142,7 +142,7 @@ TEST_CASE("T7/T12: serving-phase crash and boot failures", "[checks_bootlog][T7]
     CHECK((ok.tripwire == "T12" && ok.status == Status::pass));
 }
 
-TEST_CASE("T12: recognised lines in an unknown format are a Can't tell", "[checks_bootlog][T12]") {
+TEST_CASE("T12: recognised lines in an unknown format are a Can't tell", "[checks_bootlog][T12][shared]") {
     REQUIRE_REFERENCE(root);
     std::string text = util::read_file(root / "vllm-0.28/boot_eager.log");
     BootFacts f = parse::parse_boot_log(replaced(text, "Available KV cache memory: 2.51 GiB", "Available KV cache memory: lots"),

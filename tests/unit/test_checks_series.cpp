@@ -26,7 +26,7 @@ SeriesSummary mutated(const fs::path& p, const std::string& pattern, const std::
 
 }  // namespace
 
-TEST_CASE("T14: gauge denominator is num_gpu_blocks - 1 on the live run", "[series][T14]") {
+TEST_CASE("T14: gauge denominator is num_gpu_blocks - 1 on the live run", "[series][T14][shared]") {
     REQUIRE_REFERENCE(root);
     auto live = root / "vllm-0.28" / "live";
     auto s = summary_of(live / "run.series.jsonl");
@@ -38,7 +38,7 @@ TEST_CASE("T14: gauge denominator is num_gpu_blocks - 1 on the live run", "[seri
     CHECK(r.message == "gauge denominator is 42 = num_gpu_blocks (43) - 1 null block");
 }
 
-TEST_CASE("T14: the series fixtures infer 44 and 52 usable blocks", "[series][T14]") {
+TEST_CASE("T14: the series fixtures infer 44 and 52 usable blocks", "[series][T14][shared]") {
     REQUIRE_REFERENCE(root);
     auto dir = root / "vllm-0.28" / "series";
     for (auto [stem, reported] : {std::pair{"blocks", 45}, std::pair{"ladder", 53}}) {
@@ -50,7 +50,7 @@ TEST_CASE("T14: the series fixtures infer 44 and 52 usable blocks", "[series][T1
     }
 }
 
-TEST_CASE("T14: a recording and a snapshot from different boots fail", "[series][T14]") {
+TEST_CASE("T14: a recording and a snapshot from different boots fail", "[series][T14][shared]") {
     REQUIRE_REFERENCE(root);
     auto dir = root / "vllm-0.28" / "series";
     auto r = check_null_block(summary_of(dir / "blocks.series.jsonl"), load_snapshot(dir / "ladder_snapshot.prom"));
@@ -59,7 +59,7 @@ TEST_CASE("T14: a recording and a snapshot from different boots fail", "[series]
     CHECK(r.evidence["reported_num_gpu_blocks"] == 53);
 }
 
-TEST_CASE("T14: one reading off the block grid makes the count unknown, never a guess", "[series][T14]") {
+TEST_CASE("T14: one reading off the block grid makes the count unknown, never a guess", "[series][T14][shared]") {
     REQUIRE_REFERENCE(root);
     auto dir = root / "vllm-0.28" / "series";
     // sqrt(2)/2: no fraction with a denominator up to 65536 fits it together with 1/44
@@ -70,7 +70,7 @@ TEST_CASE("T14: one reading off the block grid makes the count unknown, never a 
     CHECK(r.evidence["inferred_usable_blocks"].is_null());
 }
 
-TEST_CASE("T14: a snapshot without num_gpu_blocks is unknown; other engines do not apply", "[series][T14]") {
+TEST_CASE("T14: a snapshot without num_gpu_blocks is unknown; other engines do not apply", "[series][T14][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "vllm-0.28" / "series" / "blocks.series.jsonl");
     auto bare = snapshot_from_text("vllm:num_requests_running 1\n", "bare.prom");
@@ -88,7 +88,7 @@ TEST_CASE("T14: a snapshot without num_gpu_blocks is unknown; other engines do n
     CHECK(sg.status == Status::not_applicable);
 }
 
-TEST_CASE("T9: the live run's ceiling moved between 7 and 10", "[series][T9]") {
+TEST_CASE("T9: the live run's ceiling moved between 7 and 10", "[series][T9][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "vllm-0.28" / "live" / "run.series.jsonl");
     auto r = concurrency_ceiling(s, 42);
@@ -103,7 +103,7 @@ TEST_CASE("T9: the live run's ceiling moved between 7 and 10", "[series][T9]") {
     CHECK_THAT(r.message, Catch::Contains("9.5% to 14.3% of the cache"));
 }
 
-TEST_CASE("T9: fixed-length requests give one ceiling on every saturated sample", "[series][T9]") {
+TEST_CASE("T9: fixed-length requests give one ceiling on every saturated sample", "[series][T9][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "vllm-0.28" / "series" / "ladder.series.jsonl");
     auto r = concurrency_ceiling(s);
@@ -117,7 +117,7 @@ TEST_CASE("T9: fixed-length requests give one ceiling on every saturated sample"
                        "saturated sample");
 }
 
-TEST_CASE("T9: no busy sample is unknown, with the engine's hint when no gauge was served", "[series][T9]") {
+TEST_CASE("T9: no busy sample is unknown, with the engine's hint when no gauge was served", "[series][T9][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "trtllm-1.3" / "no-iter-stats" / "run.series.jsonl");
     auto r = concurrency_ceiling(s);
@@ -128,7 +128,7 @@ TEST_CASE("T9: no busy sample is unknown, with the engine's hint when no gauge w
     CHECK(concurrency_ceiling(empty, vllm()).message == "no sample with requests running and KV in use");
 }
 
-TEST_CASE("T9: TensorRT-LLM's lagging gauges are said in the message", "[series][T9]") {
+TEST_CASE("T9: TensorRT-LLM's lagging gauges are said in the message", "[series][T9][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "trtllm-1.3" / "qwen3-8b" / "run.series.jsonl");
     auto r = concurrency_ceiling(s);
@@ -136,7 +136,7 @@ TEST_CASE("T9: TensorRT-LLM's lagging gauges are said in the message", "[series]
     CHECK_THAT(r.message, Catch::Contains("updates its gauges only when a request completes"));
 }
 
-TEST_CASE("T8: the ladder never ran more than 4 of 32", "[series][T8]") {
+TEST_CASE("T8: the ladder never ran more than 4 of 32", "[series][T8][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "vllm-0.28" / "series" / "ladder.series.jsonl");
     auto r = check_concurrency_reached(s, 32);
@@ -148,7 +148,7 @@ TEST_CASE("T8: the ladder never ran more than 4 of 32", "[series][T8]") {
     CHECK(check_concurrency_reached(m, 32).status == Status::pass);
 }
 
-TEST_CASE("T8: the boot line's claim stands beside the answer", "[series][T8]") {
+TEST_CASE("T8: the boot line's claim stands beside the answer", "[series][T8][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summary_of(root / "vllm-0.28" / "series" / "ladder.series.jsonl");
     auto facts = parse::parse_boot_log_file(root / "vllm-0.28" / "boot_eager.log", nullptr);
@@ -159,7 +159,7 @@ TEST_CASE("T8: the boot line's claim stands beside the answer", "[series][T8]") 
     CHECK(r.message == "reached 4 running (requested 4)");
 }
 
-TEST_CASE("T8: peak 10 of 32 on the live run, with the server's own limit", "[series][T8]") {
+TEST_CASE("T8: peak 10 of 32 on the live run, with the server's own limit", "[series][T8][shared]") {
     REQUIRE_REFERENCE(root);
     auto live = root / "vllm-0.28" / "live";
     auto s = summary_of(live / "run.series.jsonl");
@@ -197,7 +197,7 @@ TEST_CASE("T8: admission control and a lowered running limit are named", "[serie
     CHECK_FALSE(running_cap(nullptr));
 }
 
-TEST_CASE("T8: no running gauge is unknown; lagging gauges below the request are unknown", "[series][T8]") {
+TEST_CASE("T8: no running gauge is unknown; lagging gauges below the request are unknown", "[series][T8][shared]") {
     REQUIRE_REFERENCE(root);
     auto none = summary_of(root / "trtllm-1.3" / "no-iter-stats" / "run.series.jsonl");
     auto r = check_concurrency_reached(none, 32);

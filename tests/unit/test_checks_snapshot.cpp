@@ -23,7 +23,7 @@ Snapshot snap(const std::string& prom, double t_wall, long long mono_ns, double 
 
 }  // namespace
 
-TEST_CASE("T1: 60 preemptions between the recorded vLLM 0.28 snapshots", "[T1]") {
+TEST_CASE("T1: 60 preemptions between the recorded vLLM 0.28 snapshots", "[T1][shared]") {
     REQUIRE_REFERENCE(root);
     for (const char* ext : {".prom", ".snapshot.json"}) {
         auto b = load_snapshot(root / (std::string("vllm-0.28/metrics/preempted_before") + ext));
@@ -35,7 +35,7 @@ TEST_CASE("T1: 60 preemptions between the recorded vLLM 0.28 snapshots", "[T1]")
     }
 }
 
-TEST_CASE("T1: a restart is caught from moved _created stamps", "[T1]") {
+TEST_CASE("T1: a restart is caught from moved _created stamps", "[T1][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = load_snapshot(root / "vllm-0.28/metrics/restart_before.prom");
     auto a = load_snapshot(root / "vllm-0.28/metrics/restart_after.prom");
@@ -106,7 +106,7 @@ TEST_CASE("T1: TensorRT-LLM pauses come from the log, else the recording", "[T1]
     CHECK(checks::check_no_preemption(b, b, rec).status == Status::pass);
 }
 
-TEST_CASE("T10: 32,000 tokens over 93.720 s for the recorded vLLM 0.28 live run", "[T10]") {
+TEST_CASE("T10: 32,000 tokens over 93.720 s for the recorded vLLM 0.28 live run", "[T10][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = load_snapshot(root / "vllm-0.28/live/before.snapshot.json");
     auto a = load_snapshot(root / "vllm-0.28/live/after.snapshot.json");
@@ -119,7 +119,7 @@ TEST_CASE("T10: 32,000 tokens over 93.720 s for the recorded vLLM 0.28 live run"
     CHECK(t.message.find("an integer-second timer would say") != std::string::npos);
 }
 
-TEST_CASE("T10: bare Prometheus text has no clock, so no rate", "[T10]") {
+TEST_CASE("T10: bare Prometheus text has no clock, so no rate", "[T10][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = load_snapshot(root / "vllm-0.28/metrics/preempted_before.prom");
     auto a = load_snapshot(root / "vllm-0.28/metrics/preempted_after.prom");

@@ -39,7 +39,7 @@ std::string canonical(const Json& ev) { return nlohmann::json::parse(ev.dump()).
 
 }  // namespace
 
-TEST_CASE("T15 on every recorded run with a result file matches the Python tool", "[T15]") {
+TEST_CASE("T15 on every recorded run with a result file matches the Python tool", "[T15][shared]") {
     REQUIRE_REFERENCE(root);
     auto golden = testsupport::reference_golden();
     REQUIRE(golden);
@@ -74,7 +74,7 @@ TEST_CASE("T15 on every recorded run with a result file matches the Python tool"
     CHECK(compared == 15);
 }
 
-TEST_CASE("T15 allows for the requests a client leaves out, read from load.log", "[T15]") {
+TEST_CASE("T15 allows for the requests a client leaves out, read from load.log", "[T15][shared]") {
     REQUIRE_REFERENCE(root);
     CHECK(untimed_requests_in(root / "sglang-0.5/qwen3-8b-own-client/load.log") == 1);  // SGLang warm-up
     CHECK(untimed_requests_in(root / "trtllm-1.3/qwen3-8b-own-client/load.log") == 1);  // test request
@@ -90,7 +90,7 @@ TEST_CASE("T15 allows for the requests a client leaves out, read from load.log",
     CHECK(r.evidence["extra_requests"] == 1);
 }
 
-TEST_CASE("T15 mutations of a recorded run flip the verdict", "[T15]") {
+TEST_CASE("T15 mutations of a recorded run flip the verdict", "[T15][shared]") {
     REQUIRE_REFERENCE(root);
     const fs::path dir = root / "vllm-0.30/live";
     auto before = load_snapshot(dir / "before.snapshot.json");

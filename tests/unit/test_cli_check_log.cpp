@@ -14,7 +14,7 @@ std::filesystem::path scratch(const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("check-log: one failing log, --json", "[cli_check_log]") {
+TEST_CASE("check-log: one failing log, --json", "[cli_check_log][shared]") {
     REQUIRE_REFERENCE(root);
     auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_spec_backend_override.log").string(), "--json"});
     CHECK(r.rc == 1);
@@ -25,7 +25,7 @@ TEST_CASE("check-log: one failing log, --json", "[cli_check_log]") {
     CHECK(out[2]["status"] == "fail");
 }
 
-TEST_CASE("check-log: two runs' boot.log are labelled by folder and compared", "[cli_check_log]") {
+TEST_CASE("check-log: two runs' boot.log are labelled by folder and compared", "[cli_check_log][shared]") {
     REQUIRE_REFERENCE(root);
     auto r = testsupport::run_cli({"check-log", (root / "vllm-0.30/qwen3-8b-start1/boot.log").string(),
                                    (root / "vllm-0.30/qwen3-8b-start2/boot.log").string()});
@@ -36,7 +36,7 @@ TEST_CASE("check-log: two runs' boot.log are labelled by folder and compared", "
     CHECK(r.out.find("peak activation 0.31 to 1.3 GiB") != std::string::npos);
 }
 
-TEST_CASE("check-log and boot-facts: bad input exits 2 with one line", "[cli_check_log]") {
+TEST_CASE("check-log and boot-facts: bad input exits 2 with one line", "[cli_check_log][shared]") {
     REQUIRE_REFERENCE(root);
     auto empty = scratch("empty.log");
     { std::ofstream(empty.string()); }
@@ -60,7 +60,7 @@ TEST_CASE("check-log and boot-facts: bad input exits 2 with one line", "[cli_che
     std::filesystem::remove_all(scratch("").parent_path());
 }
 
-TEST_CASE("boot-facts: text and --json; an untested release is a note on stderr", "[cli_check_log]") {
+TEST_CASE("boot-facts: text and --json; an untested release is a note on stderr", "[cli_check_log][shared]") {
     REQUIRE_REFERENCE(root);
     auto text = testsupport::run_cli({"boot-facts", (root / "vllm-0.28/boot_spec_backend_override.log").string()});
     CHECK(text.rc == 0);

@@ -114,7 +114,7 @@ TEST_CASE("explain wraps to the terminal, never wider than 88", "[explain]") {
 // The docs show these commands and their verdict lines; run them on the recorded evidence.
 // Wording may be refined, so a shown line must match a printed one in its tripwire, its
 // status and every figure in it.
-TEST_CASE("every example in the catalog prints the verdict the docs show", "[explain][docs]") {
+TEST_CASE("every example in the catalog prints the verdict the docs show", "[explain][docs][shared]") {
     REQUIRE_REFERENCE(root);
     const std::regex figure(R"([0-9][0-9,.]*[0-9]|[0-9])");
     for (const auto& t : inferlint::tripwires()) {

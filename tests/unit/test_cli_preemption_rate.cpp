@@ -7,7 +7,7 @@
 
 using testsupport::run_cli;
 
-TEST_CASE("preemption: text line and exit status 1 on the recorded preempted run", "[cli][T1]") {
+TEST_CASE("preemption: text line and exit status 1 on the recorded preempted run", "[cli][T1][shared]") {
     REQUIRE_REFERENCE(root);
     auto r = run_cli({"preemption", (root / "vllm-0.28/metrics/preempted_before.prom").string(),
                       (root / "vllm-0.28/metrics/preempted_after.prom").string()});
@@ -15,7 +15,7 @@ TEST_CASE("preemption: text line and exit status 1 on the recorded preempted run
     CHECK(r.out == "[ T1] TRIPWIRE-FAILED  60 preemptions during the run\n");
 }
 
-TEST_CASE("preemption --json: the array of results with evidence", "[cli][T1]") {
+TEST_CASE("preemption --json: the array of results with evidence", "[cli][T1][shared]") {
     REQUIRE_REFERENCE(root);
     auto r = run_cli({"preemption", (root / "vllm-0.28/live/before.snapshot.json").string(),
                       (root / "vllm-0.28/live/after.snapshot.json").string(), "--json"});
@@ -27,7 +27,7 @@ TEST_CASE("preemption --json: the array of results with evidence", "[cli][T1]") 
     CHECK(r.rc == (doc[0]["status"] == "fail" ? 1 : 0));
 }
 
-TEST_CASE("preemption: snapshots from another engine than named exit 2", "[cli][engine]") {
+TEST_CASE("preemption: snapshots from another engine than named exit 2", "[cli][engine][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = (root / "sglang-0.5/live/before.snapshot.json").string();
     auto a = (root / "sglang-0.5/live/after.snapshot.json").string();

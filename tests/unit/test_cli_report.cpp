@@ -45,7 +45,7 @@ std::multiset<std::pair<std::string, std::string>> page_verdicts(const std::stri
 
 }  // namespace
 
-TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence and lines", "[report][cli]") {
+TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence and lines", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
     auto golden = testsupport::reference_golden();
     REQUIRE(golden);
@@ -94,7 +94,7 @@ TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence 
     CHECK(cases == 16);
 }
 
-TEST_CASE("report: a run folder is read by name and gets its page", "[report][cli]") {
+TEST_CASE("report: a run folder is read by name and gets its page", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
     fs::path folder = scratch("run");
     fs::copy(root / "sglang-0.5/qwen3-8b", folder, fs::copy_options::recursive);
@@ -116,7 +116,7 @@ TEST_CASE("report: a run folder is read by name and gets its page", "[report][cl
     CHECK(has(made, "6 passed; 1 does not apply to SGLang</summary>"));
 }
 
-TEST_CASE("report: files named on the command line, and the output folder made", "[report][cli]") {
+TEST_CASE("report: files named on the command line, and the output folder made", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
     fs::path live = root / "vllm-0.28/live";
     fs::path out = scratch("named") / "runs" / "today" / "r.html";
@@ -138,7 +138,7 @@ TEST_CASE("report: files named on the command line, and the output folder made",
     CHECK_FALSE(has(html, "<figure class=\"chart\" id=\"fig-requests\""));
 }
 
-TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli]") {
+TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
     auto none = testsupport::run_cli({"report"});
     CHECK(none.rc == 2);
@@ -182,7 +182,7 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
     CHECK(lines_in(truncated.err) == 1);
 }
 
-TEST_CASE("report: files from different engines are refused", "[report][cli]") {
+TEST_CASE("report: files from different engines are refused", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
     fs::path out = scratch("mixed") / "r.html";
     auto snaps = testsupport::run_cli({"report", "-o", out.string(), "--before",
@@ -205,7 +205,7 @@ TEST_CASE("report: files from different engines are refused", "[report][cli]") {
 }
 
 TEST_CASE("report: in a real browser nothing from a log executes and the script runs clean",
-          "[report][cli][browser]") {
+          "[report][cli][browser][shared]") {
     REQUIRE_REFERENCE(root);
     if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
         WARN("skipped: chromium is not installed (.ci/run installs it)");

@@ -25,7 +25,7 @@ const std::string kHeader = R"({"schema": "inferlint.series/1", "url": "http://1
 
 }  // namespace
 
-TEST_CASE("series: every golden case gives the Python tool's verdicts and evidence", "[series][cli]") {
+TEST_CASE("series: every golden case gives the Python tool's verdicts and evidence", "[series][cli][shared]") {
     REQUIRE_REFERENCE(root);
     auto golden = testsupport::reference_golden();
     REQUIRE(golden);
@@ -59,7 +59,7 @@ TEST_CASE("series: every golden case gives the Python tool's verdicts and eviden
     CHECK(cases == 21);
 }
 
-TEST_CASE("series: the live run's text output", "[series][cli]") {
+TEST_CASE("series: the live run's text output", "[series][cli][shared]") {
     REQUIRE_REFERENCE(root);
     auto live = root / "vllm-0.28" / "live";
     auto r = testsupport::run_cli({"series", (live / "run.series.jsonl").string(), "--snapshot",
@@ -74,7 +74,7 @@ TEST_CASE("series: the live run's text output", "[series][cli]") {
     CHECK_THAT(r.err, Catch::Contains("does not say which engine"));
 }
 
-TEST_CASE("series: a recording of another engine than the one named is refused", "[series][cli]") {
+TEST_CASE("series: a recording of another engine than the one named is refused", "[series][cli][shared]") {
     REQUIRE_REFERENCE(root);
     auto trt = (root / "trtllm-1.3" / "pauses" / "run.series.jsonl").string();
     auto r = testsupport::run_cli({"series", trt, "--engine", "vllm"});

@@ -104,7 +104,7 @@ TEST_CASE("an idle sample has no ceiling", "[series][blocks]") {
     CHECK_THROWS_AS(predict_concurrency(0.001, 1, 42), std::invalid_argument);  // under half a block
 }
 
-TEST_CASE("the blocks fixture's readings are multiples of 1/44", "[series][blocks]") {
+TEST_CASE("the blocks fixture's readings are multiples of 1/44", "[series][blocks][shared]") {
     REQUIRE_REFERENCE(root);
     auto s = summarize_series_file(root / "vllm-0.28" / "series" / "blocks.series.jsonl");
     auto inf = infer_blocks(s.stats.kv_levels());

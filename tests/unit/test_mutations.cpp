@@ -106,7 +106,7 @@ struct Mutant {
 
 }  // namespace
 
-TEST_CASE("mutations: one changed number or line flips each tripwire's verdict", "[mutations]") {
+TEST_CASE("mutations: one changed number or line flips each tripwire's verdict", "[mutations][shared]") {
     REQUIRE_REFERENCE(root);
     const fs::path v28 = root / "vllm-0.28", sgl = root / "sglang-0.5", trt = root / "trtllm-1.3";
     const fs::path live30 = root / "vllm-0.30" / "live";
@@ -228,7 +228,7 @@ TEST_CASE("mutations: one changed number or line flips each tripwire's verdict",
 }
 
 TEST_CASE("mutations: T8's boundary is exact, and a gauge that moves only on completion never passes short",
-          "[mutations]") {
+          "[mutations][shared]") {
     REQUIRE_REFERENCE(root);
     auto t8 = [&](const fs::path& s, int requested) {
         return status_of({"series", s.string(), "--requested", std::to_string(requested)}, "T8");
@@ -245,7 +245,8 @@ TEST_CASE("mutations: T8's boundary is exact, and a gauge that moves only on com
     CHECK(t8(trt, 33) == "unknown");
 }
 
-TEST_CASE("mutations: _created stamps made equal hide a restart, and the delta is read instead", "[mutations]") {
+TEST_CASE("mutations: _created stamps made equal hide a restart, and the delta is read instead",
+          "[mutations][shared]") {
     REQUIRE_REFERENCE(root);
     const fs::path metrics = root / "vllm-0.28" / "metrics";
     const std::string before = inferlint::util::read_file(metrics / "restart_before.prom");

@@ -43,7 +43,7 @@ std::string error_of_text(const std::string& name, const std::string& content) {
 
 }  // namespace
 
-TEST_CASE("bench result: vllm bench serve --save-result, with failed requests", "[benchresult]") {
+TEST_CASE("bench result: vllm bench serve --save-result, with failed requests", "[benchresult][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = load_bench_result(root / "vllm-0.30/capped/bench.json");
     CHECK(b.path == (root / "vllm-0.30/capped/bench.json").string());
@@ -62,7 +62,7 @@ TEST_CASE("bench result: vllm bench serve --save-result, with failed requests", 
     CHECK(b.has_counts());
 }
 
-TEST_CASE("bench result: every recorded result file reads, 32 requests of 1,000 tokens", "[benchresult]") {
+TEST_CASE("bench result: every recorded result file reads, 32 requests of 1,000 tokens", "[benchresult][shared]") {
     REQUIRE_REFERENCE(root);
     for (const char* f : {"vllm-0.28/xray/bench.json", "vllm-0.29/live/bench.json", "vllm-0.30/live/bench.json",
                           "vllm-0.30/qwen3-8b-start1/bench.json", "vllm-0.30/qwen3-8b-start2/bench.json",
@@ -79,7 +79,7 @@ TEST_CASE("bench result: every recorded result file reads, 32 requests of 1,000 
     }
 }
 
-TEST_CASE("bench result: SGLang's own client, JSON lines with Infinity in them", "[benchresult]") {
+TEST_CASE("bench result: SGLang's own client, JSON lines with Infinity in them", "[benchresult][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = load_bench_result(root / "sglang-0.5/qwen3-8b-own-client/bench.jsonl");
     CHECK(b.backend == "sglang");
@@ -91,7 +91,7 @@ TEST_CASE("bench result: SGLang's own client, JSON lines with Infinity in them",
     CHECK(b.mean_ttft_ms.value() == Approx(271.81157621874695));
 }
 
-TEST_CASE("bench result: TensorRT-LLM's client writes vLLM's format without failed", "[benchresult]") {
+TEST_CASE("bench result: TensorRT-LLM's client writes vLLM's format without failed", "[benchresult][shared]") {
     REQUIRE_REFERENCE(root);
     auto b = load_bench_result(root / "trtllm-1.3/no-iter-stats/bench.json");
     CHECK(b.backend == "openai");
@@ -162,7 +162,7 @@ TEST_CASE("bench result: bad files give one line naming the file", "[benchresult
     CHECK(error_of_text("backend.json", R"({"completed": 3, "backend": 7})").find("\"backend\"") != std::string::npos);
 }
 
-TEST_CASE("bench result: another of inferlint's files is refused by name", "[benchresult][badinput]") {
+TEST_CASE("bench result: another of inferlint's files is refused by name", "[benchresult][badinput][shared]") {
     REQUIRE_REFERENCE(root);
     CHECK(error_of(root / "vllm-0.28/live/after.snapshot.json").find("inferlint.snapshot/1 file") !=
           std::string::npos);

@@ -24,7 +24,7 @@ std::vector<std::string> unparsed_fields(const BootFacts& f) {
 }
 }  // namespace
 
-TEST_CASE("bootlog: vLLM eager hybrid boot (boot_eager.log)", "[bootlog]") {
+TEST_CASE("bootlog: vLLM eager hybrid boot (boot_eager.log)", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts f = parse::parse_boot_log_file(root / "vllm-0.28/boot_eager.log", nullptr);
     CHECK(f.engine == "vllm");
@@ -49,7 +49,7 @@ TEST_CASE("bootlog: vLLM eager hybrid boot (boot_eager.log)", "[bootlog]") {
     CHECK(f.conflicts.empty());
 }
 
-TEST_CASE("bootlog: CUDA graph memory and the spec-decode backend override", "[bootlog]") {
+TEST_CASE("bootlog: CUDA graph memory and the spec-decode backend override", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts g = parse::parse_boot_log_file(root / "vllm-0.28/boot_cudagraphs.log", nullptr);
     CHECK(g.cudagraphs == true);
@@ -80,7 +80,7 @@ TEST_CASE("bootlog: CUDA graph memory and the spec-decode backend override", "[b
     CHECK(t.unparsed.empty());
 }
 
-TEST_CASE("bootlog: a failed boot has no pool and no default", "[bootlog]") {
+TEST_CASE("bootlog: a failed boot has no pool and no default", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts f = parse::parse_boot_log_file(root / "vllm-0.28/boot_fail_accelerator.log", nullptr);
     CHECK_FALSE(f.ready);
@@ -88,7 +88,7 @@ TEST_CASE("bootlog: a failed boot has no pool and no default", "[bootlog]") {
     CHECK_FALSE(f.attention_block_size);
 }
 
-TEST_CASE("bootlog: a changed format is reported, not defaulted", "[bootlog]") {
+TEST_CASE("bootlog: a changed format is reported, not defaulted", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
     std::string text = util::read_file(root / "vllm-0.28/boot_eager.log");
     BootFacts f = parse_boot_log(
@@ -119,7 +119,7 @@ TEST_CASE("bootlog: a changed format is reported, not defaulted", "[bootlog]") {
     CHECK(unparsed_fields(h) == std::vector<std::string>{"non_default_args"});
 }
 
-TEST_CASE("bootlog: two boots in one file are a visible conflict", "[bootlog]") {
+TEST_CASE("bootlog: two boots in one file are a visible conflict", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
     std::string text = util::read_file(root / "vllm-0.28/boot_pool_level_hi.log") +
                        util::read_file(root / "vllm-0.28/boot_pool_level_lo.log");
@@ -132,7 +132,7 @@ TEST_CASE("bootlog: two boots in one file are a visible conflict", "[bootlog]") 
     CHECK(pools == std::set<long long>{13575, 12405});
 }
 
-TEST_CASE("bootlog: every vLLM 0.28 fixture parses cleanly", "[bootlog]") {
+TEST_CASE("bootlog: every vLLM 0.28 fixture parses cleanly", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
     for (const char* name : {"boot_eager.log", "boot_cudagraphs.log", "boot_spec_backend_override.log",
                              "boot_fail_accelerator.log", "boot_fp8_triton.log", "boot_pool_level_hi.log",
@@ -144,7 +144,7 @@ TEST_CASE("bootlog: every vLLM 0.28 fixture parses cleanly", "[bootlog]") {
     }
 }
 
-TEST_CASE("bootlog: SGLang capped start lowered its running limit", "[bootlog][sglang]") {
+TEST_CASE("bootlog: SGLang capped start lowered its running limit", "[bootlog][sglang][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts f = parse::parse_boot_log_file(root / "sglang-0.5/capped/boot.log", nullptr);
     CHECK(f.engine == "sglang");
@@ -180,7 +180,7 @@ TEST_CASE("bootlog: SGLang capped start lowered its running limit", "[bootlog][s
     CHECK(q.running_cap == 32);
 }
 
-TEST_CASE("bootlog: TensorRT-LLM facts, settings and pauses", "[bootlog][trtllm]") {
+TEST_CASE("bootlog: TensorRT-LLM facts, settings and pauses", "[bootlog][trtllm][shared]") {
     REQUIRE_REFERENCE(root);
     BootFacts f = parse::parse_boot_log_file(root / "trtllm-1.3/qwen3-8b/boot.log", nullptr);
     CHECK(f.engine == "trtllm");

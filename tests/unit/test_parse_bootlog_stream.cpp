@@ -109,6 +109,9 @@ TEST_CASE("scan_boot_log_file says what the whole text says", "[bootlog][stream]
     same_as_whole(testsupport::own_fixtures() / "vllm-sim/healthy/boot.log");
     same_as_whole(testsupport::own_fixtures() / "bootlog/fail/unclassified_exception.log");
     same_as_whole(testsupport::own_fixtures() / "bootlog/trtllm/boot.log");
+}
+
+TEST_CASE("scan_boot_log_file says what the whole text says on recorded logs", "[bootlog][stream][shared]") {
     REQUIRE_REFERENCE(root);
     for (const char* log : {"vllm-0.28/boot_spec_backend_override.log", "vllm-0.30/boot_fail_ptx_version.log",
                             "sglang-0.5/live/boot.log", "sglang-0.5/boot_fail_mamba_state.log",

@@ -15,7 +15,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 }  // namespace
 
-TEST_CASE("failures: the accelerator error is named, during boot", "[failures]") {
+TEST_CASE("failures: the accelerator error is named, during boot", "[failures][shared]") {
     REQUIRE_REFERENCE(root);
     auto f = classify_failure(util::read_file(root / "vllm-0.28/boot_fail_accelerator.log"));
     REQUIRE(f);
@@ -24,7 +24,7 @@ TEST_CASE("failures: the accelerator error is named, during boot", "[failures]")
     CHECK(f->phase == FailurePhase::boot);
 }
 
-TEST_CASE("failures: a crash on the first request is the serving phase", "[failures]") {
+TEST_CASE("failures: a crash on the first request is the serving phase", "[failures][shared]") {
     REQUIRE_REFERENCE(root);
     auto f = classify_failure(util::read_file(root / "vllm-0.28/boot_spec_backend_override.log"));
     REQUIRE(f);
@@ -32,7 +32,8 @@ TEST_CASE("failures: a crash on the first request is the serving phase", "[failu
     CHECK(f->phase == FailurePhase::serving);
 }
 
-TEST_CASE("failures: healthy runs stopped from outside are clean because of the shutdown cut-off", "[failures]") {
+TEST_CASE("failures: healthy runs stopped from outside are clean because of the shutdown cut-off",
+          "[failures][shared]") {
     REQUIRE_REFERENCE(root);
     for (const char* name : {"boot_eager.log", "boot_cudagraphs.log", "boot_fp8_triton.log", "run_preempted_silently.log"}) {
         INFO(name);
@@ -139,7 +140,7 @@ TEST_CASE("failures: SGLang batches after an error show the server survived it",
     }
 }
 
-TEST_CASE("failures: SGLang and 0.29/0.30 start-up failures are named", "[failures]") {
+TEST_CASE("failures: SGLang and 0.29/0.30 start-up failures are named", "[failures][shared]") {
     REQUIRE_REFERENCE(root);
     auto m = classify_failure(util::read_file(root / "sglang-0.5/boot_fail_mamba_state.log"));
     REQUIRE(m);

@@ -68,7 +68,7 @@ TEST_CASE("prom: malformed lines are located errors", "[prom]") {
     CHECK_THROWS_WITH(prom::parse_or_throw("x{y=} 1\n", "f.prom"), Catch::StartsWith("f.prom: line 1:"));
 }
 
-TEST_CASE("prom: the recorded vLLM 0.28 exposition parses whole", "[prom]") {
+TEST_CASE("prom: the recorded vLLM 0.28 exposition parses whole", "[prom][shared]") {
     REQUIRE_REFERENCE(root);
     auto text = inferlint::util::read_file(root / "vllm-0.28/live/raw_metrics.prom");
     auto m = prom::parse_or_throw(text, "raw_metrics.prom");

@@ -36,7 +36,7 @@ std::string input_error(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("reads the vLLM 0.28 live recording", "[series][parse]") {
+TEST_CASE("reads the vLLM 0.28 live recording", "[series][parse][shared]") {
     REQUIRE_REFERENCE(root);
     Series s = read_series(root / "vllm-0.28" / "live" / "run.series.jsonl");
     CHECK(s.samples.size() == 365);
@@ -57,7 +57,7 @@ TEST_CASE("reads the vLLM 0.28 live recording", "[series][parse]") {
     CHECK(*s.peak_running() == 10.0);
 }
 
-TEST_CASE("a header names the engine; gauges it lacks are absent, not 0", "[series][parse]") {
+TEST_CASE("a header names the engine; gauges it lacks are absent, not 0", "[series][parse][shared]") {
     REQUIRE_REFERENCE(root);
     Series s = read_series(root / "trtllm-1.3" / "pauses" / "run.series.jsonl");
     REQUIRE(s.engine_key);
@@ -69,7 +69,7 @@ TEST_CASE("a header names the engine; gauges it lacks are absent, not 0", "[seri
     CHECK_FALSE(old.samples.front().t_mono_ns);  // written as null by an earlier recorder
 }
 
-TEST_CASE("streaming summary and in-memory summary agree", "[series][parse]") {
+TEST_CASE("streaming summary and in-memory summary agree", "[series][parse][shared]") {
     REQUIRE_REFERENCE(root);
     auto path = root / "vllm-0.28" / "live" / "run.series.jsonl";
     SeriesSummary a = summarize_series_file(path);
@@ -177,7 +177,7 @@ TEST_CASE("python_json_line writes what json.dumps writes", "[series][write]") {
           R"({"n": null, "b": true, "i": -3, "s": "a\"\\\n\t\u0001\u00e9\ud83d\ude00", "nan": NaN, "e": [], "o": {}})");
 }
 
-TEST_CASE("every line of the recorded fixtures re-serialises byte for byte", "[series][write]") {
+TEST_CASE("every line of the recorded fixtures re-serialises byte for byte", "[series][write][shared]") {
     REQUIRE_REFERENCE(root);
     int lines = 0;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {

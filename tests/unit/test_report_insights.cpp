@@ -40,7 +40,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }  // namespace
 
 // Qwen3-8B, 32 requests of 88 + 1,000 tokens at once: the load needs 34,816 tokens of cache.
-TEST_CASE("insights: a cache too small for the load, and what each engine did", "[report][insights]") {
+TEST_CASE("insights: a cache too small for the load, and what each engine did", "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     auto v = said(root / "vllm-0.30/qwen3-8b-start1").at("cache");
     CHECK(v.tone == Tone::limit);
@@ -55,7 +55,7 @@ TEST_CASE("insights: a cache too small for the load, and what each engine did", 
     CHECK(ends_with(both.text, "queued the rest, and retracted 1 running request."));
 }
 
-TEST_CASE("insights: a cache that holds the load", "[report][insights]") {
+TEST_CASE("insights: a cache that holds the load", "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     for (auto [run, pool, share] : {std::tuple{"vllm-0.30/qwen3-8b-start2", "47,888", "73%"},
                                     std::tuple{"trtllm-1.3/qwen3-8b", "37,760", "92%"}}) {
@@ -69,7 +69,7 @@ TEST_CASE("insights: a cache that holds the load", "[report][insights]") {
     }
 }
 
-TEST_CASE("insights: the pace says how many ran on average", "[report][insights]") {
+TEST_CASE("insights: the pace says how many ran on average", "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     auto pace = said(root / "sglang-0.5/qwen3-8b").at("pace");
     CHECK(pace.title == "On average 17 of 32 requests ran at once");
@@ -84,7 +84,7 @@ TEST_CASE("insights: the pace says how many ran on average", "[report][insights]
     CHECK(ends_with(trt.text, "so the recording does not give the number running."));
 }
 
-TEST_CASE("insights: waiting long is told apart from waiting for others", "[report][insights]") {
+TEST_CASE("insights: waiting long is told apart from waiting for others", "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     auto sg = said(root / "sglang-0.5/qwen3-8b").at("waiting");
     CHECK(sg.title == "Some requests waited much longer to start");
@@ -94,7 +94,8 @@ TEST_CASE("insights: waiting long is told apart from waiting for others", "[repo
     CHECK_THAT(capped.text, Catch::Contains("285.2 s"));
 }
 
-TEST_CASE("insights: hybrid models get the concurrency sentence instead of the cache one", "[report][insights]") {
+TEST_CASE("insights: hybrid models get the concurrency sentence instead of the cache one",
+          "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     auto capped = said(root / "sglang-0.5/capped");
     CHECK(capped.count("cache") == 0);
@@ -107,7 +108,7 @@ TEST_CASE("insights: hybrid models get the concurrency sentence instead of the c
     CHECK(ends_with(v.at("concurrency").text, "ran at most 11 at once. It also preempted 22 running requests."));
 }
 
-TEST_CASE("insights: without the load tool's result, the server's own counts", "[report][insights]") {
+TEST_CASE("insights: without the load tool's result, the server's own counts", "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     auto got = said(root / "vllm-0.28/live", false);
     CHECK(got.at("waiting").text == "A request waited 29.3 s on average before the server started it.");
@@ -118,7 +119,7 @@ TEST_CASE("insights: without the load tool's result, the server's own counts", "
     CHECK(b->mean_running == Approx(8.0).margin(0.05));
 }
 
-TEST_CASE("insights: at most three, and none after a restart", "[report][insights]") {
+TEST_CASE("insights: at most three, and none after a restart", "[report][insights][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = build_run(root / "sglang-0.5/qwen3-8b");
     CHECK(limits(rep).size() == 3);

@@ -91,7 +91,7 @@ fs::path scratch_dir() {
 
 }  // namespace
 
-TEST_CASE("report: the live run gets every check its files allow", "[report]") {
+TEST_CASE("report: the live run gets every check its files allow", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     std::map<std::string, Status> got;
@@ -104,7 +104,7 @@ TEST_CASE("report: the live run gets every check its files allow", "[report]") {
     CHECK(rep.title == "Live run");
 }
 
-TEST_CASE("report: the summary says what happened", "[report]") {
+TEST_CASE("report: the summary says what happened", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     const Summary& sm = rep.summary;
@@ -133,7 +133,7 @@ TEST_CASE("report: the summary says what happened", "[report]") {
                     "file)"));
 }
 
-TEST_CASE("report: the page shows the run's key figures", "[report]") {
+TEST_CASE("report: the page shows the run's key figures", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string html = render_report_html(live_report(root));
     CHECK(has(html, "<div class=\"tile-value\">341.4</div>"));      // T10's tokens/s
@@ -148,7 +148,7 @@ TEST_CASE("report: the page shows the run's key figures", "[report]") {
     CHECK(has(html, "The reading moves in steps of 1/42"));
 }
 
-TEST_CASE("report: the page is well formed and fetches nothing", "[report]") {
+TEST_CASE("report: the page is well formed and fetches nothing", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string html = render_report_html(live_report(root));
     CHECK(unbalanced(html).empty());
@@ -165,7 +165,7 @@ TEST_CASE("report: the page is well formed and fetches nothing", "[report]") {
     CHECK(has(html, ":root[data-theme=\"dark\"]"));
 }
 
-TEST_CASE("report: charts, each with a data table", "[report]") {
+TEST_CASE("report: charts, each with a data table", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     std::string html = render_report_html(rep);
@@ -180,7 +180,7 @@ TEST_CASE("report: charts, each with a data table", "[report]") {
     CHECK(has(html, "but the server never ran more than 10."));
 }
 
-TEST_CASE("report: preemption markers add up to the counter", "[report]") {
+TEST_CASE("report: preemption markers add up to the counter", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string html = render_report_html(live_report(root));
     std::regex ev(R"re(<path class="ev"[^>]*><title>(\d+) preemptions? at)re");
@@ -189,7 +189,7 @@ TEST_CASE("report: preemption markers add up to the counter", "[report]") {
     CHECK(total / 2 == 22);  // the same events on two charts
 }
 
-TEST_CASE("report: every finding, the whole guide and both glossaries render", "[report]") {
+TEST_CASE("report: every finding, the whole guide and both glossaries render", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     std::string html = render_report_html(rep);
@@ -207,7 +207,7 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
     CHECK(html.find("id=\"h-limits\"") < html.find("id=\"h-happened\""));
 }
 
-TEST_CASE("report: errors in the counters change the account", "[report]") {
+TEST_CASE("report: errors in the counters change the account", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     const std::string marker = "finished_reason=\"error\",model_name=\"qwen38\"} 0.0";
@@ -231,7 +231,7 @@ TEST_CASE("report: errors in the counters change the account", "[report]") {
     CHECK_FALSE(has(html, "with no errors"));
 }
 
-TEST_CASE("report: a crash tripwire says the server failed", "[report]") {
+TEST_CASE("report: a crash tripwire says the server failed", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     ReportInputs in;
     in.boot_logs = {root / "vllm-0.28/boot_fail_accelerator.log"};
@@ -239,7 +239,7 @@ TEST_CASE("report: a crash tripwire says the server failed", "[report]") {
     CHECK(has(html, "T12: the server itself failed."));
 }
 
-TEST_CASE("report: a restart between the readings drops the counts", "[report]") {
+TEST_CASE("report: a restart between the readings drops the counts", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     ReportInputs in;
     in.before = load_snapshot(root / "vllm-0.28/metrics/restart_before.prom");
@@ -251,7 +251,7 @@ TEST_CASE("report: a restart between the readings drops the counts", "[report]")
     CHECK(rep.result("T1")->status == Status::fail);  // as the Python tool: a restart is a failed run, not a count
 }
 
-TEST_CASE("report: two boots get the pool chart and no run charts", "[report]") {
+TEST_CASE("report: two boots get the pool chart and no run charts", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     ReportInputs in;
     in.boot_logs = {root / "vllm-0.28/boot_pool_level_hi.log", root / "vllm-0.28/boot_pool_level_lo.log"};
@@ -263,7 +263,7 @@ TEST_CASE("report: two boots get the pool chart and no run charts", "[report]") 
     CHECK(has(rep.results.front().message, "boot_pool_level_hi.log: "));
 }
 
-TEST_CASE("report: no preemptions in the recording, no markers", "[report]") {
+TEST_CASE("report: no preemptions in the recording, no markers", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Series s = read_series(root / "vllm-0.28/live/run.series.jsonl");
     for (auto& x : s.samples) x.preemptions = 0.0;
@@ -275,7 +275,7 @@ TEST_CASE("report: no preemptions in the recording, no markers", "[report]") {
     CHECK_FALSE(has(flat, "class=\"ev\""));
 }
 
-TEST_CASE("report: an untested release is flagged", "[report]") {
+TEST_CASE("report: an untested release is flagged", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string log = util::read_file(root / "vllm-0.28/boot_cudagraphs.log");
     REQUIRE(has(log, "(v0.28"));
@@ -292,7 +292,7 @@ TEST_CASE("report: an untested release is flagged", "[report]") {
     CHECK(has(html, "not a tested version"));
 }
 
-TEST_CASE("report: text from a log or a title can never become markup", "[report][security]") {
+TEST_CASE("report: text from a log or a title can never become markup", "[report][security][shared]") {
     REQUIRE_REFERENCE(root);
     std::string log = util::read_file(root / "vllm-0.28/boot_fail_accelerator.log");
     const std::string payload = "<script>alert(1)</script>\"><img src=x onerror=alert(1)>";

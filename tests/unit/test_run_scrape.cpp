@@ -142,7 +142,7 @@ TEST_CASE("metrics_hint names what to change", "[scrape]") {
     CHECK(all.find("enable_iter_perf_stats") != std::string::npos);
 }
 
-TEST_CASE("snapshot command against a live server: file, engine, bad answers", "[scrape][cli]") {
+TEST_CASE("snapshot command against a live server: file, engine, bad answers", "[scrape][cli][shared]") {
     REQUIRE_REFERENCE(root);
     const std::string vllm_text = util::read_file(root / "vllm-0.28" / "live" / "raw_metrics.prom");
     const std::string sglang_text = snapshot_text(root / "sglang-0.5" / "live" / "before.snapshot.json");
