@@ -10,7 +10,7 @@
 
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::check_log_cmd {
 namespace {
 
 struct Opts {
@@ -63,4 +63,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::check_log_cmd

@@ -5,7 +5,7 @@
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
 
-namespace inferlint::cli {
+namespace inferlint::cli::preemption_cmd {
 namespace {
 
 struct Opts {
@@ -54,4 +54,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::preemption_cmd

@@ -3,7 +3,7 @@
 
 #include "inferlint/checks/snapshot_checks.hpp"
 
-namespace inferlint::cli {
+namespace inferlint::cli::rate_cmd {
 namespace {
 
 struct Opts {
@@ -31,4 +31,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::rate_cmd

@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::report_cmd {
 namespace {
 
 namespace fs = std::filesystem;
@@ -160,4 +160,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::report_cmd

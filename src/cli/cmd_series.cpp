@@ -12,7 +12,7 @@
 
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::series_cmd {
 namespace {
 
 struct Opts {
@@ -76,4 +76,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::series_cmd

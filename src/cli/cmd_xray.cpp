@@ -7,7 +7,7 @@
 #include <ctime>
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::xray_cmd {
 namespace {
 
 struct Opts {
@@ -101,4 +101,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::xray_cmd
