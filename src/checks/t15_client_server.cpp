@@ -1,6 +1,7 @@
 #include "inferlint/checks/t15_client_server.hpp"
 
 #include "inferlint/checks/snapshot_checks.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -12,18 +13,7 @@ namespace inferlint::checks {
 
 namespace {
 
-// 32000 -> "32,000", as Python's "{:,}" writes an integer.
-std::string with_commas(long long n) {
-    std::string digits = std::to_string(std::llabs(n));
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return n < 0 ? "-" + out : out;
-}
-
-const char* plural(long long n) { return n == 1 ? "" : "s"; }
+const char* plural_s(long long n) { return n == 1 ? "" : "s"; }
 
 }  // namespace
 
@@ -63,14 +53,14 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
         return {"T15", Status::fail,
                 fmt::format("the server finished {} more request{} than the load tool sent; other traffic "
                             "shared the server during the run",
-                            other, plural(other)),
+                            other, plural_s(other)),
                 ev};
     }
     if (extra < expected_extra_requests) {
         long long missing = expected_extra_requests - extra;
         return {"T15", Status::fail,
                 fmt::format("the load tool counted {} more completed request{} than the server finished", missing,
-                            plural(missing)),
+                            plural_s(missing)),
                 ev};
     }
     const double per_request = completed ? static_cast<double>(client_tokens) / static_cast<double>(completed) : 0.0;
@@ -84,12 +74,12 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
         return {"T15", Status::warn,
                 fmt::format("requests agree, but the server generated {} output tokens and the load tool "
                             "counted {}",
-                            with_commas(static_cast<long long>(std::nearbyint(*tokens))), with_commas(client_tokens)),
+                            util::text::with_commas(static_cast<long long>(std::nearbyint(*tokens))), util::text::with_commas(client_tokens)),
                 ev};
     }
     std::string msg = fmt::format("client and server agree: {} requests, {} output tokens", completed,
-                                  with_commas(client_tokens));
-    if (extra) msg += fmt::format(", plus {} untimed request{} (test or warm-up)", extra, plural(extra));
+                                  util::text::with_commas(client_tokens));
+    if (extra) msg += fmt::format(", plus {} untimed request{} (test or warm-up)", extra, plural_s(extra));
     return {"T15", Status::pass, msg, ev};
 }
 

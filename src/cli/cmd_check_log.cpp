@@ -8,7 +8,7 @@
 
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::check_log_cmd {
 namespace {
 
 struct Opts {
@@ -42,4 +42,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::check_log_cmd

@@ -13,7 +13,7 @@
 #include <iostream>
 #include <string_view>
 
-namespace inferlint::cli {
+namespace inferlint::cli::explain_cmd {
 namespace {
 
 // Text is wrapped to the terminal, but never wider than 88 columns. COLUMNS wins over
@@ -90,4 +90,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::explain_cmd

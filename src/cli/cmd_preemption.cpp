@@ -5,7 +5,7 @@
 #include "inferlint/parse/series.hpp"
 #include "inferlint/run/loader.hpp"
 
-namespace inferlint::cli {
+namespace inferlint::cli::preemption_cmd {
 namespace {
 
 struct Opts {
@@ -52,4 +52,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::preemption_cmd

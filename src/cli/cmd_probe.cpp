@@ -2,7 +2,7 @@
 
 #include "inferlint/run/probe.hpp"
 
-namespace inferlint::cli {
+namespace inferlint::cli::probe_cmd {
 namespace {
 
 struct Opts {
@@ -38,4 +38,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::probe_cmd

@@ -4,7 +4,7 @@
 #include "inferlint/checks/snapshot_checks.hpp"
 #include "inferlint/checks/suite.hpp"
 
-namespace inferlint::cli {
+namespace inferlint::cli::rate_cmd {
 namespace {
 
 struct Opts {
@@ -38,4 +38,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::rate_cmd

@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::report_cmd {
 namespace {
 
 namespace fs = std::filesystem;
@@ -149,4 +149,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::report_cmd

@@ -11,7 +11,7 @@
 
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::series_cmd {
 namespace {
 
 struct Opts {
@@ -66,4 +66,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::series_cmd

@@ -7,7 +7,7 @@
 
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::snapshot_cmd {
 namespace {
 
 struct Opts {
@@ -40,4 +40,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::snapshot_cmd

@@ -7,7 +7,7 @@
 #include <ctime>
 #include <iostream>
 
-namespace inferlint::cli {
+namespace inferlint::cli::xray_cmd {
 namespace {
 
 struct Opts {
@@ -100,4 +100,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::xray_cmd

@@ -1,5 +1,7 @@
 #include "inferlint/core/catalog.hpp"
 
+#include "util/text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -431,18 +433,6 @@ std::vector<Tripwire> make_table() {
     return t;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-}
-
 }  // namespace
 
 const std::vector<Tripwire>& tripwires() {
@@ -451,9 +441,9 @@ const std::vector<Tripwire>& tripwires() {
 }
 
 const Tripwire* lookup_tripwire(std::string_view key) {
-    std::string k = lower(trim(key));
+    std::string k = util::text::lower(util::text::trim(key));
     for (const auto& t : tripwires())
-        if (lower(t.id) == k || t.slug == k) return &t;
+        if (util::text::lower(t.id) == k || t.slug == k) return &t;
     return nullptr;
 }
 

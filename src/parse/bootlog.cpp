@@ -245,7 +245,7 @@ FactsWalk::FactsWalk(std::optional<std::string> engine) {
 void FactsWalk::line(std::string_view raw, long long lineno) {
     f_.lines = lineno;
     if (want_args_line_) {
-        trt_args_line_ = std::string(strip(strip_ansi(raw)));
+        trt_args_line_ = std::string(util::text::trim(strip_ansi(raw), util::text::kPySpace));
         want_args_line_ = false;
     }
     if (!args_line_taken_) {

@@ -22,15 +22,8 @@ namespace inferlint::parse {
 namespace detail {
 
 namespace {
-bool is_py_space(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
-
-std::string_view strip(std::string_view s) {
-    while (!s.empty() && is_py_space(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && is_py_space(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-}
 
 // Length of the valid UTF-8 sequence at s[i], or 0 when the byte starts none.
 static std::size_t utf8_len(std::string_view s, std::size_t i) {
@@ -120,7 +113,7 @@ double round2(double x) {
 }
 
 std::optional<Json> dict_after(std::string_view line, std::string_view prefix) {
-    std::string_view body = strip(line);
+    std::string_view body = util::text::trim(line, util::text::kPySpace);
     if (body.empty() || body.back() != '}') return std::nullopt;
     std::string needle = std::string(prefix) + "{";
     auto at = line.find(needle);

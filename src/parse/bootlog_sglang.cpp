@@ -3,11 +3,11 @@
 
 namespace inferlint::parse::detail {
 
+// The field scanners, named apart from the other engines' ones of the same name.
+namespace sglang_lines {
 namespace {
 
 using Out = std::optional<Json>;
-
-#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
 
 Out server_args(std::string_view line, std::size_t) { return dict_after(line, "server_args="); }
 
@@ -47,7 +47,7 @@ Out running_cap_reason(std::string_view line, std::size_t at) {
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto n = to_int(group(m, 1));
     if (!n) return std::nullopt;
-    return Json::array({*n, std::string(strip(group(m, 2)))});
+    return Json::array({*n, std::string(util::text::trim(group(m, 2), util::text::kPySpace))});
 }
 
 Out limits(std::string_view line, std::size_t at) {
@@ -68,8 +68,10 @@ Out default_backend(std::string_view line, std::size_t at) {
 }
 
 }  // namespace
+}  // namespace sglang_lines
 
 const std::vector<Field>& sglang_fields() {
+    using namespace sglang_lines;
     static const std::vector<Field> fields{
         {"server_args", "server_args={", nullptr, {server_args}},
         {"sglang_kv_pool", "KV Cache is allocated.", nullptr, {kv_pool}},

@@ -5,6 +5,7 @@
 #include "inferlint/core/result.hpp"
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/failures.hpp"
+#include "util/text.hpp"
 
 #include <array>
 #include <map>
@@ -16,6 +17,9 @@
 #include <regex>
 #include <string>
 #include <string_view>
+
+// A field's pattern, compiled on first use, as a regex run on a bounded window of the line.
+#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
 
 namespace inferlint::parse::detail {
 
@@ -80,9 +84,6 @@ struct LogPrefix {
     std::size_t message_at = 0;
 };
 std::optional<LogPrefix> match_log_prefix(std::string_view line);
-
-// Python's str.strip() for the whitespace a log holds.
-std::string_view strip(std::string_view s);
 
 // The first `max_chars` characters (UTF-8 code points), as Python's s[:n] counts them.
 std::string_view first_chars(std::string_view s, std::size_t max_chars);

@@ -6,11 +6,11 @@
 
 namespace inferlint::parse::detail {
 
+// The field scanners, named apart from the other engines' ones of the same name.
+namespace trtllm_lines {
 namespace {
 
 using Out = std::optional<Json>;
-
-#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
 
 Out version(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(TensorRT LLM version: (\S+))");
@@ -59,8 +59,13 @@ Out load_gib(std::string_view line, std::size_t at) {
 // The settings follow on the next line; the parser reads them there.
 Out llm_args(std::string_view line, std::size_t at) {
     std::string_view rest = line.substr(at + std::string_view("LLM Args:").size());
-    return strip(rest).empty() ? Out(true) : std::nullopt;
+    return util::text::trim(rest, util::text::kPySpace).empty() ? Out(true) : std::nullopt;
 }
+
+}  // namespace
+}  // namespace trtllm_lines
+
+namespace {
 
 bool is_word(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -76,6 +81,7 @@ constexpr std::array<std::string_view, 11> kTrtArgs{
 }  // namespace
 
 const std::vector<Field>& trtllm_fields() {
+    using namespace trtllm_lines;
     static const std::vector<Field> fields{
         {"engine_version", "TensorRT LLM version:", nullptr, {version}},
         {"trt_kv_pool", "for max tokens in paged KV cache", nullptr, {kv_pool}},

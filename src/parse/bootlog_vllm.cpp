@@ -3,12 +3,11 @@
 
 namespace inferlint::parse::detail {
 
+// The field scanners, named apart from the other engines' ones of the same name.
+namespace vllm_lines {
 namespace {
 
 using Out = std::optional<Json>;
-
-// Each field's pattern, as a regex run on a bounded window of the line.
-#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
 
 Out version(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Initializing a V1 LLM engine \(v([^)\s]+)\))");
@@ -126,8 +125,10 @@ Out cudagraph_downgrade(std::string_view line, std::size_t at) {
 }
 
 }  // namespace
+}  // namespace vllm_lines
 
 const std::vector<Field>& vllm_fields() {
+    using namespace vllm_lines;
     static const std::vector<Field> fields{
         {"vllm_version", "Initializing a V1 LLM engine", nullptr, {version}},
         {"non_default_args", "non-default args:", nullptr, {non_default_args}},

@@ -17,7 +17,7 @@ constexpr std::string_view kReady = "Application startup complete";
 constexpr std::string_view kShutdown = "[shutdown]";
 
 using Rx = std::regex;
-#define INFERLINT_RX(text) Rx(text, std::regex::ECMAScript | std::regex::optimize)
+#define INFERLINT_RULE_RX(text) Rx(text, std::regex::ECMAScript | std::regex::optimize)
 
 struct Rule {
     FailureKind kind;
@@ -27,16 +27,16 @@ struct Rule {
 };
 
 const std::vector<Rule>& rules() {
-    static const Rx ptxas = INFERLINT_RX(R"(\bptxas\b.*\bfatal\s*:\s*(.+))");
-    static const Rx nvcc = INFERLINT_RX(R"(\bnvcc fatal\s*:\s*(.+))");
-    static const Rx ld = INFERLINT_RX(R"(\bld: (cannot find .+))");
-    static const Rx oom = INFERLINT_RX(R"(\bOutOfMemoryError\b|CUDA out of memory)");
-    static const Rx accel = INFERLINT_RX(R"(\bAcceleratorError: (.+))");
-    static const Rx cuda = INFERLINT_RX(R"(\bCUDA error: (.+))");
-    static const Rx assertion = INFERLINT_RX(R"(^(?:\w+\.)*AssertionError\b:?(.*))");
-    static const Rx value = INFERLINT_RX(R"(^(?:\w+\.)*ValueError: (.+))");
-    static const Rx runtime = INFERLINT_RX(R"(^(?:\w+\.)*RuntimeError: (.+))");
-    static const Rx other = INFERLINT_RX(R"(^(?!.*EngineDeadError)(?:\w+\.)*\w*(?:Error|Exception): (.+))");
+    static const Rx ptxas = INFERLINT_RULE_RX(R"(\bptxas\b.*\bfatal\s*:\s*(.+))");
+    static const Rx nvcc = INFERLINT_RULE_RX(R"(\bnvcc fatal\s*:\s*(.+))");
+    static const Rx ld = INFERLINT_RULE_RX(R"(\bld: (cannot find .+))");
+    static const Rx oom = INFERLINT_RULE_RX(R"(\bOutOfMemoryError\b|CUDA out of memory)");
+    static const Rx accel = INFERLINT_RULE_RX(R"(\bAcceleratorError: (.+))");
+    static const Rx cuda = INFERLINT_RULE_RX(R"(\bCUDA error: (.+))");
+    static const Rx assertion = INFERLINT_RULE_RX(R"(^(?:\w+\.)*AssertionError\b:?(.*))");
+    static const Rx value = INFERLINT_RULE_RX(R"(^(?:\w+\.)*ValueError: (.+))");
+    static const Rx runtime = INFERLINT_RULE_RX(R"(^(?:\w+\.)*RuntimeError: (.+))");
+    static const Rx other = INFERLINT_RULE_RX(R"(^(?!.*EngineDeadError)(?:\w+\.)*\w*(?:Error|Exception): (.+))");
     // A kernel build's own error first; "Ninja build failed" only says that a step failed.
     static const std::vector<Rule> all{
         {FailureKind::jit_toolchain, {"CUDA compiler and CUDA toolkit headers are incompatible", {}}},
@@ -120,7 +120,7 @@ std::string failed_assert(const detail::FailureWalk& before) {
 // Where a generic exception was raised, from the last traceback frame above it: the
 // function often names the cause the message does not.
 std::string raised_in(const detail::FailureWalk& before) {
-    static const Rx frame = INFERLINT_RX(R"re(^File "([^"]+)", line (\d+), in (\S+))re");
+    static const Rx frame = INFERLINT_RULE_RX(R"re(^File "([^"]+)", line (\d+), in (\S+))re");
     for (std::size_t k = 0; k < before.kept() && k < 6; ++k) {
         const std::string& ln = before.back(k);
         if (!starts_with(ln, "File \"")) continue;
@@ -137,6 +137,8 @@ std::string raised_in(const detail::FailureWalk& before) {
 }
 
 }  // namespace
+
+#undef INFERLINT_RULE_RX
 
 std::string_view kind_value(FailureKind k) {
     switch (k) {
@@ -187,7 +189,7 @@ void detail::FailureWalk::line(std::string_view raw, long long lineno) {
         owned = strip_ansi(raw);
         ln = owned;
     }
-    ln = strip(strip_log_prefix(ln));
+    ln = util::text::trim(strip_log_prefix(ln), util::text::kPySpace);
     // Tracebacks the server says it ignores (SGLang's optional imports) are blanked.
     if (starts_with(ln, "[start of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = true;
     bool drop = inside_ignored_ || (starts_with(ln, "Ignore import error") &&
@@ -205,7 +207,7 @@ void detail::FailureWalk::line(std::string_view raw, long long lineno) {
             if (hits_[r]) continue;
             auto d = match_rule(r, all[r], ln);
             if (!d) continue;
-            std::string detail_text(strip(*d));
+            std::string detail_text(util::text::trim(*d, util::text::kPySpace));
             if (all[r].kind == FailureKind::assertion && detail_text.empty()) detail_text = failed_assert(*this);
             if (all[r].kind == FailureKind::unclassified_exception) {
                 std::string where = raised_in(*this);

@@ -1,5 +1,7 @@
 #include "inferlint/parse/nvidia_smi.hpp"
 
+#include "util/text.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -10,13 +12,8 @@ namespace inferlint::nvidia_smi {
 
 namespace {
 
-constexpr std::string_view kSpace = " \t\n\r\f\v";
-
-std::string_view trim(std::string_view s) {
-    auto b = s.find_first_not_of(kSpace);
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
-}
+using util::text::kSpace;
+using util::text::trim;
 
 template <typename T>
 bool parse_int(std::string_view s, T& out) {

@@ -1,5 +1,7 @@
 #include "inferlint/parse/procfs.hpp"
 
+#include "util/text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -12,13 +14,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kSpace = " \t\n\r\f\v";
-
-std::string_view trim(std::string_view s) {
-    auto b = s.find_first_not_of(kSpace);
-    if (b == std::string_view::npos) return {};
-    return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
-}
+using util::text::kSpace;
+using util::text::trim;
 
 // /proc files report size 0 and must be read to the end. Capped: a cmdline can be
 // megabytes long, and nothing here needs more than its start.

@@ -1,6 +1,7 @@
 #include "inferlint/parse/prom.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -100,12 +101,6 @@ bool label_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool label_char(char c) { return label_start(c) || std::isdigit(static_cast<unsigned char>(c)); }
 bool space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
-std::string_view strip(std::string_view s) {
-    while (!s.empty() && (space(s.front()) || s.front() == '\n')) s.remove_prefix(1);
-    while (!s.empty() && (space(s.back()) || s.back() == '\n')) s.remove_suffix(1);
-    return s;
-}
-
 std::string shorten(std::string_view s, std::size_t n) {
     std::string out(s.substr(0, n));
     if (s.size() > n) out.append("...");
@@ -202,7 +197,7 @@ bool parse(std::string_view text, Metrics& out, ParseError& error) {
         pos = nl + 1;
         ++lineno;
         if (nl == text.size() && raw.empty()) break;
-        std::string_view line = strip(raw);
+        std::string_view line = util::text::trim(raw);
         if (line.empty() || line.front() == '#') continue;
         auto bad = [&](std::string what) {
             error = ParseError{lineno, std::move(what)};
@@ -221,7 +216,7 @@ bool parse(std::string_view text, Metrics& out, ParseError& error) {
             auto close = line.rfind('}');
             if (close == std::string_view::npos || close < i) return not_sample();
             std::string_view body = line.substr(i + 1, close - i - 1);
-            if (!parse_labels(strip(body), s.labels))
+            if (!parse_labels(util::text::trim(body), s.labels))
                 return bad(fmt::format("malformed label set: {{{}}}", shorten(body, 120)));
             i = close + 1;
         }

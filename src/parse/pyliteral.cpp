@@ -406,66 +406,6 @@ private:
     }
 };
 
-void repr_string(std::string& out, const std::string& s) {
-    char q = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
-    out += q;
-    for (unsigned char c : s) {
-        if (c == static_cast<unsigned char>(q) || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c == '\r') {
-            out += "\\r";
-        } else if (c == '\t') {
-            out += "\\t";
-        } else if (c < 0x20 || c == 0x7F) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    out += q;
-}
-
-void repr_into(std::string& out, const Json& v) {
-    switch (v.type()) {
-        case Json::value_t::null: out += "None"; break;
-        case Json::value_t::boolean: out += v.get<bool>() ? "True" : "False"; break;
-        case Json::value_t::number_float: out += py_float_repr(v.get<double>()); break;
-        case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned: out += v.dump(); break;
-        case Json::value_t::string: repr_string(out, v.get_ref<const std::string&>()); break;
-        case Json::value_t::array: {
-            out += '[';
-            bool first = true;
-            for (const auto& x : v) {
-                if (!first) out += ", ";
-                first = false;
-                repr_into(out, x);
-            }
-            out += ']';
-            break;
-        }
-        case Json::value_t::object: {
-            out += '{';
-            bool first = true;
-            for (const auto& [k, x] : v.items()) {
-                if (!first) out += ", ";
-                first = false;
-                repr_string(out, k);
-                out += ": ";
-                repr_into(out, x);
-            }
-            out += '}';
-            break;
-        }
-        default: out += v.dump(); break;
-    }
-}
-
 }  // namespace
 
 std::optional<Json> parse_py_literal(std::string_view text, PyLiteralError* error) {
@@ -476,47 +416,6 @@ std::optional<Json> parse_py_literal(std::string_view text, PyLiteralError* erro
         if (error) *error = PyLiteralError{f.at, f.what};
         return std::nullopt;
     }
-}
-
-std::string py_float_repr(double value) {
-    if (std::isnan(value)) return "nan";
-    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-    if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
-    // Shortest digits that read back, then Python's layout: positional for exponents
-    // -4 .. 15, scientific otherwise.
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-    std::string sci(buf, r.ptr);
-    bool neg = sci[0] == '-';
-    if (neg) sci.erase(0, 1);
-    auto epos = sci.find('e');
-    int exp = std::atoi(sci.c_str() + epos + 1);
-    std::string digits;
-    for (char c : sci.substr(0, epos))
-        if (c != '.') digits += c;
-    std::string out = neg ? "-" : "";
-    if (exp < -4 || exp >= 16) {
-        out += digits[0];
-        if (digits.size() > 1) out += "." + digits.substr(1);
-        char eb[16];
-        std::snprintf(eb, sizeof eb, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
-        return out + eb;
-    }
-    if (exp < 0) return out + "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
-    auto int_len = static_cast<std::size_t>(exp + 1);
-    if (digits.size() <= int_len) return out + digits + std::string(int_len - digits.size(), '0') + ".0";
-    return out + digits.substr(0, int_len) + "." + digits.substr(int_len);
-}
-
-std::string py_repr(const Json& value) {
-    std::string out;
-    repr_into(out, value);
-    return out;
-}
-
-std::string py_str(const Json& value) {
-    if (value.is_string()) return value.get<std::string>();
-    return py_repr(value);
 }
 
 }  // namespace inferlint::parse

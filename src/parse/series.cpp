@@ -4,6 +4,7 @@
 #include "inferlint/parse/series.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@ namespace inferlint {
 namespace {
 
 namespace fs = std::filesystem;
+using util::text::trim;
 
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 constexpr std::size_t kReadChunk = std::size_t{4} << 20;
@@ -53,14 +55,6 @@ std::optional<double>* gauge_slot(SeriesSample& s, Field f) {
         case Field::paused: return &s.paused;
         default: return nullptr;
     }
-}
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-    return s;
 }
 
 // A whole number of nanoseconds from a JSON number, as Python's int() takes it.

@@ -2,10 +2,10 @@
 // byte as Python's json.dumps does, so either tool reads the other's recordings and a
 // diff between two recorders' files shows only real differences.
 #include "inferlint/parse/series.hpp"
+#include "inferlint/util/pyfloat.hpp"
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,8 +15,7 @@ namespace inferlint {
 
 namespace {
 
-// repr() of a Python float: the shortest digits that round-trip, in positional notation
-// when the decimal point falls within -4 < decpt <= 16, else d.ddde+XX.
+// json.dumps writes a float as repr() does, but NaN and the infinities as JavaScript names them.
 void append_py_float(std::string& out, double v) {
     if (std::isnan(v)) {
         out += "NaN";
@@ -26,42 +25,7 @@ void append_py_float(std::string& out, double v) {
         out += v > 0 ? "Infinity" : "-Infinity";
         return;
     }
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));
-    bool negative = !sci.empty() && sci[0] == '-';
-    if (negative) sci.remove_prefix(1);
-    auto e_pos = sci.find('e');
-    std::string digits;
-    for (char c : sci.substr(0, e_pos))
-        if (c != '.') digits += c;
-    int exp10 = 0;
-    auto exp_text = sci.substr(e_pos + 1);
-    if (!exp_text.empty() && exp_text[0] == '+') exp_text.remove_prefix(1);
-    std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exp10);
-    const int decpt = exp10 + 1;
-    const int ndigits = static_cast<int>(digits.size());
-    if (negative) out += '-';
-    if (decpt <= -4 || decpt > 16) {
-        out += digits[0];
-        if (ndigits > 1) {
-            out += '.';
-            out.append(digits, 1, std::string::npos);
-        }
-        out += fmt::format("e{}{:02d}", exp10 < 0 ? '-' : '+', std::abs(exp10));
-    } else if (decpt <= 0) {
-        out += "0.";
-        out.append(static_cast<std::size_t>(-decpt), '0');
-        out += digits;
-    } else if (decpt < ndigits) {
-        out.append(digits, 0, static_cast<std::size_t>(decpt));
-        out += '.';
-        out.append(digits, static_cast<std::size_t>(decpt), std::string::npos);
-    } else {
-        out += digits;
-        out.append(static_cast<std::size_t>(decpt - ndigits), '0');
-        out += ".0";
-    }
+    out += util::py_float_repr(v);
 }
 
 // Decodes one UTF-8 sequence at text[i]; U+FFFD for a malformed one (as Python's

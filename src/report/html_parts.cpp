@@ -12,12 +12,6 @@ std::string fmt_n(std::optional<double> v, int digits) {
     return grouped(*v, digits);
 }
 
-std::string py_float(double v) {
-    std::string s = fmt::format("{}", v);
-    if (s.find_first_of(".eEna") == std::string::npos) s += ".0";
-    return s;
-}
-
 std::string dur(double s) {
     if (s < 60) return fmt::format("{:.1f} s", s);
     auto total = static_cast<long long>(std::nearbyint(s));

@@ -22,8 +22,6 @@ inline constexpr std::string_view kDash = "\u2013";  // shown for a value that i
 
 // "1,234" / "1,234.5"; the dash when absent.
 std::string fmt_n(std::optional<double> v, int digits = 0);
-// A float as Python's str() writes it: 13.0, 0.25, 13.52.
-std::string py_float(double v);
 // "45.2 s" under a minute, else "1 min 34 s".
 std::string dur(double s);
 // "641 ms" under a second, else "22.1 s".

@@ -131,37 +131,22 @@ std::string short_label(const std::string& n) {
     return fmt::format("{}\u2026", std::string_view(n).substr(0, cut));
 }
 
-}  // namespace
+// What the charts of one recording share: the readings' times, the preemptions marked on
+// them, and the caption's sentence for an engine whose gauges lag.
+struct RunCharts {
+    const Report& rep;
+    const Series& s;
+    std::vector<double> all_xs;
+    std::vector<svg::Event> events;
+    std::string lag;
 
-std::string run_charts(const Report& rep) {
-    if (!rep.series || rep.series->samples.size() < 2) return "";
-    const Series& s = *rep.series;
-    const Engine& engine = *rep.engine;
-    std::vector<double> all_xs = times(s);
-    std::vector<svg::Event> events = preemption_events(s, all_xs);
-    std::string lag = engine.gauges_lag
-                          ? fmt::format(" {} updates these readings only when a request completes, so between "
-                                        "completions a line holds its last value.",
-                                        escape_html(engine.name))
-                          : "";
-
-    Ys running, waiting, usage;
-    running.reserve(s.samples.size());
-    for (const auto& x : s.samples) {
-        running.push_back(x.running);
-        waiting.push_back(x.waiting);
-        usage.push_back(x.kv_usage ? std::optional<double>(*x.kv_usage * 100) : std::nullopt);
-    }
-    Ys fits = ceiling(s, rep.usable_blocks);
-    Ys tput = engine.tokens_at_finish ? Ys(s.samples.size()) : throughput(s, all_xs);
-    std::string out;
     // Each chart keeps what its own lines need at pixel resolution.
     struct Thinned {
         std::vector<double> xs;
         std::vector<Ys> ys;
         std::string note;
     };
-    auto thin = [&](std::vector<const Ys*> lines) {
+    Thinned thin(std::vector<const Ys*> lines) const {
         std::vector<std::size_t> keep = svg::keep_indices(all_xs, lines, kChartColumns);
         Thinned t;
         t.xs = pick(all_xs, keep);
@@ -171,111 +156,143 @@ std::string run_charts(const Report& rep) {
                                  "highest in each pixel column, so peaks and dips are kept.",
                                  grouped(double(keep.size())), grouped(double(all_xs.size())));
         return t;
-    };
+    }
+};
+using Thinned = RunCharts::Thinned;
 
-    {
-        Thinned t = thin({&running, &waiting, &fits});
-        const auto& xs = t.xs;
-        const Ys &run = t.ys[0], &wait = t.ys[1], &fit = t.ys[2];
-        svg::TimeChart c;
-        c.id = "requests";
-        c.xs = xs;
-        c.lines = {{"waiting", wait, "s2", svg::LineKind::line},
-                   {"running", run, "s1", svg::LineKind::line},
-                   {"fit in cache", fit, "s3", svg::LineKind::step}};
-        c.y_unit = "requests";
-        if (rep.requested && *rep.requested)
-            c.refs.push_back({double(*rep.requested), fmt::format("asked for {}", *rep.requested)});
-        c.events = events;
-        c.event_label = "preemption";
-        c.aria = "Requests running and waiting over time";
-        std::vector<std::tuple<Key, std::string, std::string>> keys{{Key::line, "s1", "running"},
-                                                                    {Key::line, "s2", "waiting"},
-                                                                    {Key::line, "s3", "how many fit in the cache"}};
-        if (!c.refs.empty()) keys.emplace_back(Key::ref, "", "concurrency asked for");
-        if (!events.empty()) keys.emplace_back(Key::event, "", "preemption");
-        std::vector<std::vector<std::string>> rows;
-        rows.reserve(xs.size());
-        for (std::size_t i = 0; i < xs.size(); ++i)
-            rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(run[i]), fmt_n(wait[i]), fmt_n(fit[i])});
-        std::string cap =
-            "Requests the server was working on, the ones queued behind them, and how many requests of their "
-            "current size the cache could hold when full. Triangles along the top mark preemptions." +
-            lag + escape_html(t.note);
-        out += figure("fig-requests", "Requests over time", cap, svg::render_time(c), legend(keys),
-                      table({"seconds", "running", "waiting", "fit in cache"}, rows));
+std::string requests_chart(const RunCharts& ctx, const Ys& running, const Ys& waiting, const Ys& fits) {
+    Thinned t = ctx.thin({&running, &waiting, &fits});
+    const auto& xs = t.xs;
+    const Ys &run = t.ys[0], &wait = t.ys[1], &fit = t.ys[2];
+    svg::TimeChart c;
+    c.id = "requests";
+    c.xs = xs;
+    c.lines = {{"waiting", wait, "s2", svg::LineKind::line},
+               {"running", run, "s1", svg::LineKind::line},
+               {"fit in cache", fit, "s3", svg::LineKind::step}};
+    c.y_unit = "requests";
+    if (ctx.rep.requested && *ctx.rep.requested)
+        c.refs.push_back({double(*ctx.rep.requested), fmt::format("asked for {}", *ctx.rep.requested)});
+    c.events = ctx.events;
+    c.event_label = "preemption";
+    c.aria = "Requests running and waiting over time";
+    std::vector<std::tuple<Key, std::string, std::string>> keys{{Key::line, "s1", "running"},
+                                                                {Key::line, "s2", "waiting"},
+                                                                {Key::line, "s3", "how many fit in the cache"}};
+    if (!c.refs.empty()) keys.emplace_back(Key::ref, "", "concurrency asked for");
+    if (!ctx.events.empty()) keys.emplace_back(Key::event, "", "preemption");
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i)
+        rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(run[i]), fmt_n(wait[i]), fmt_n(fit[i])});
+    std::string cap =
+        "Requests the server was working on, the ones queued behind them, and how many requests of their "
+        "current size the cache could hold when full. Triangles along the top mark preemptions." +
+        ctx.lag + escape_html(t.note);
+    return figure("fig-requests", "Requests over time", cap, svg::render_time(c), legend(keys),
+                  table({"seconds", "running", "waiting", "fit in cache"}, rows));
+}
+
+std::string kv_chart(const RunCharts& ctx, const Ys& usage) {
+    Thinned t = ctx.thin({&usage});
+    const auto& xs = t.xs;
+    const Ys& use = t.ys[0];
+    svg::TimeChart c;
+    c.id = "kv";
+    c.xs = xs;
+    c.lines = {{"KV cache in use", use, "s1", svg::LineKind::area}};
+    c.y_unit = "%";
+    c.y_max = 100;
+    c.y_fmt = [](double v) { return fmt::format("{:.0f}%", v); };
+    c.events = ctx.events;
+    c.event_label = "preemption";
+    c.aria = "KV cache usage over time";
+    std::string steps =
+        ctx.rep.usable_blocks
+            ? fmt::format(" The reading moves in steps of 1/{}: one block is held back (T14).", *ctx.rep.usable_blocks)
+            : "";
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(use[i], 1)});
+    std::string leg = ctx.events.empty() ? "" : legend({{Key::event, "", "preemption"}});
+    return figure("fig-kv", "KV cache in use",
+                  "The share of the cache holding requests' tokens." + escape_html(steps) + ctx.lag +
+                      escape_html(t.note),
+                  svg::render_time(c), leg, table({"seconds", "% in use"}, rows));
+}
+
+std::string tput_chart(const RunCharts& ctx, const Ys& tput) {
+    Thinned t = ctx.thin({&tput});
+    const auto& xs = t.xs;
+    const Ys& rate = t.ys[0];
+    svg::TimeChart c;
+    c.id = "tput";
+    c.xs = xs;
+    c.lines = {{"tokens/s", rate, "s1", svg::LineKind::line}};
+    c.y_unit = "tokens/s";
+    c.aria = "Output tokens per second over time";
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(rate[i], 1)});
+    return figure("fig-tput", "Output tokens per second",
+                  "Tokens generated over the last second at each reading, from the server's own counter." + ctx.lag +
+                      escape_html(t.note),
+                  svg::render_time(c), "", table({"seconds", "tokens/s"}, rows));
+}
+
+std::string levels_chart(const RunCharts& ctx) {
+    std::map<long long, double> spent = time_at_level(ctx.s, ctx.all_xs);
+    if (spent.empty()) return "";
+    std::vector<svg::Bar> bars;
+    std::vector<std::vector<std::string>> rows;
+    for (auto it = spent.rbegin(); it != spent.rend(); ++it) {
+        bars.push_back({fmt::format("{} at once", it->first), it->second,
+                        fmt::format("{} running at once for {:.1f} s", it->first, it->second)});
+        rows.push_back({std::to_string(it->first), fmt::format("{:.2f}", it->second)});
     }
-    {
-        Thinned t = thin({&usage});
-        const auto& xs = t.xs;
-        const Ys& use = t.ys[0];
-        svg::TimeChart c;
-        c.id = "kv";
-        c.xs = xs;
-        c.lines = {{"KV cache in use", use, "s1", svg::LineKind::area}};
-        c.y_unit = "%";
-        c.y_max = 100;
-        c.y_fmt = [](double v) { return fmt::format("{:.0f}%", v); };
-        c.events = events;
-        c.event_label = "preemption";
-        c.aria = "KV cache usage over time";
-        std::string steps =
-            rep.usable_blocks
-                ? fmt::format(" The reading moves in steps of 1/{}: one block is held back (T14).", *rep.usable_blocks)
-                : "";
-        std::vector<std::vector<std::string>> rows;
-        rows.reserve(xs.size());
-        for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(use[i], 1)});
-        std::string leg = events.empty() ? "" : legend({{Key::event, "", "preemption"}});
-        out += figure("fig-kv", "KV cache in use",
-                      "The share of the cache holding requests' tokens." + escape_html(steps) + lag +
-                          escape_html(t.note),
-                      svg::render_time(c), leg, table({"seconds", "% in use"}, rows));
+    svg::BarChart c;
+    c.id = "levels";
+    c.bars = std::move(bars);
+    c.unit = "seconds";
+    c.aria = "Seconds spent at each number of running requests";
+    std::string asked;
+    if (ctx.rep.requested && *ctx.rep.requested) {
+        long long top = spent.rbegin()->first;
+        asked = fmt::format(" The load tool asked for {} the whole time", *ctx.rep.requested) +
+                (top < *ctx.rep.requested ? fmt::format(", but the server never ran more than {}.", top) : ".");
     }
-    if (std::any_of(tput.begin(), tput.end(), [](const auto& v) { return v.has_value(); })) {
-        Thinned t = thin({&tput});
-        const auto& xs = t.xs;
-        const Ys& rate = t.ys[0];
-        svg::TimeChart c;
-        c.id = "tput";
-        c.xs = xs;
-        c.lines = {{"tokens/s", rate, "s1", svg::LineKind::line}};
-        c.y_unit = "tokens/s";
-        c.aria = "Output tokens per second over time";
-        std::vector<std::vector<std::string>> rows;
-        rows.reserve(xs.size());
-        for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(rate[i], 1)});
-        out += figure("fig-tput", "Output tokens per second",
-                      "Tokens generated over the last second at each reading, from the server's own counter." + lag +
-                          escape_html(t.note),
-                      svg::render_time(c), "", table({"seconds", "tokens/s"}, rows));
+    return figure("fig-levels", "How many requests ran at once, and for how long",
+                  "Each bar is the total time the server spent working on exactly that many requests together." +
+                      escape_html(asked),
+                  svg::render_bars(c), "", table({"running at once", "seconds"}, rows));
+}
+
+}  // namespace
+
+std::string run_charts(const Report& rep) {
+    if (!rep.series || rep.series->samples.size() < 2) return "";
+    const Series& s = *rep.series;
+    const Engine& engine = *rep.engine;
+    RunCharts ctx{rep, s, times(s), {}, ""};
+    ctx.events = preemption_events(s, ctx.all_xs);
+    ctx.lag = engine.gauges_lag ? fmt::format(" {} updates these readings only when a request completes, so "
+                                              "between completions a line holds its last value.",
+                                              escape_html(engine.name))
+                                : "";
+
+    Ys running, waiting, usage;
+    running.reserve(s.samples.size());
+    for (const auto& x : s.samples) {
+        running.push_back(x.running);
+        waiting.push_back(x.waiting);
+        usage.push_back(x.kv_usage ? std::optional<double>(*x.kv_usage * 100) : std::nullopt);
     }
-    std::map<long long, double> spent = time_at_level(s, all_xs);
-    if (!spent.empty()) {
-        std::vector<svg::Bar> bars;
-        std::vector<std::vector<std::string>> rows;
-        for (auto it = spent.rbegin(); it != spent.rend(); ++it) {
-            bars.push_back({fmt::format("{} at once", it->first), it->second,
-                            fmt::format("{} running at once for {:.1f} s", it->first, it->second)});
-            rows.push_back({std::to_string(it->first), fmt::format("{:.2f}", it->second)});
-        }
-        svg::BarChart c;
-        c.id = "levels";
-        c.bars = std::move(bars);
-        c.unit = "seconds";
-        c.aria = "Seconds spent at each number of running requests";
-        std::string asked;
-        if (rep.requested && *rep.requested) {
-            long long top = spent.rbegin()->first;
-            asked = fmt::format(" The load tool asked for {} the whole time", *rep.requested) +
-                    (top < *rep.requested ? fmt::format(", but the server never ran more than {}.", top) : ".");
-        }
-        out += figure("fig-levels", "How many requests ran at once, and for how long",
-                      "Each bar is the total time the server spent working on exactly that many requests together." +
-                          escape_html(asked),
-                      svg::render_bars(c), "", table({"running at once", "seconds"}, rows));
-    }
-    return out;
+    Ys fits = ceiling(s, rep.usable_blocks);
+    Ys tput = engine.tokens_at_finish ? Ys(s.samples.size()) : throughput(s, ctx.all_xs);
+    std::string out = requests_chart(ctx, running, waiting, fits) + kv_chart(ctx, usage);
+    if (std::any_of(tput.begin(), tput.end(), [](const auto& v) { return v.has_value(); }))
+        out += tput_chart(ctx, tput);
+    return out + levels_chart(ctx);
 }
 
 std::string tput_note(const Report& rep) {

@@ -3,7 +3,9 @@
 #include "html_parts.hpp"
 
 #include "inferlint/core/catalog.hpp"
+#include "inferlint/parse/pyliteral.hpp"
 #include "inferlint/report/insights.hpp"
+#include "inferlint/util/pyfloat.hpp"
 
 #include "inferlint_assets.inc"
 
@@ -18,6 +20,7 @@ namespace inferlint::report {
 namespace {
 
 using namespace html;
+using util::py_float_repr;
 
 // The mark: a taut wire with a spark where it trips, on a warm tile.
 constexpr std::string_view kLogo =
@@ -149,41 +152,15 @@ constexpr std::array<std::string_view, 15> kSglangSettings{
     "max_running_requests", "max_total_tokens", "mem_fraction_static", "page_size", "schedule_policy",
     "speculative_algorithm"};
 
-// A value as Python's repr() shows it: lists and dicts in settings lines read as the log wrote them.
-std::string py_repr(const Json& v) {
-    if (v.is_string()) {
-        std::string out = "'";
-        for (char c : v.get<std::string>()) out += c == '\'' ? std::string("\\'") : std::string(1, c);
-        return out + "'";
-    }
-    if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-    if (v.is_null()) return "None";
-    if (v.is_number_float()) return py_float(v.get<double>());
-    if (v.is_array()) {
-        std::string out;
-        for (const auto& x : v) out += (out.empty() ? "" : ", ") + py_repr(x);
-        return "[" + out + "]";
-    }
-    if (v.is_object()) {
-        std::string out;
-        for (const auto& [k, x] : v.items()) out += (out.empty() ? "" : ", ") + py_repr(Json(k)) + ": " + py_repr(x);
-        return "{" + out + "}";
-    }
-    return v.dump();
-}
-
-// A value as Python's str() shows it.
-std::string py_str(const Json& v) { return v.is_string() ? v.get<std::string>() : py_repr(v); }
-
 std::string settings_text(const parse::BootFacts& f) {
     std::vector<std::pair<std::string, std::string>> kv;
     if (f.non_default_args && f.non_default_args->is_object()) {
         for (const auto& [k, v] : f.non_default_args->items())
-            if (k != "model" && k != "model_tag") kv.emplace_back(k, py_str(v));
+            if (k != "model" && k != "model_tag") kv.emplace_back(k, parse::py_str(v));
     } else if (f.server_args && f.server_args->is_object()) {
         for (std::string_view k : kSglangSettings) {
             auto it = f.server_args->find(std::string(k));
-            if (it != f.server_args->end()) kv.emplace_back(std::string(k), py_str(*it));
+            if (it != f.server_args->end()) kv.emplace_back(std::string(k), parse::py_str(*it));
         }
     }
     std::sort(kv.begin(), kv.end());
@@ -200,7 +177,7 @@ std::string model_name(const parse::BootFacts& f) {
     if (args->contains("model")) path = &(*args)["model"];
     else if (args->contains("model_path")) path = &(*args)["model_path"];
     if (!path || path->is_null()) return "";
-    std::string p = path->is_string() ? path->get<std::string>() : py_str(*path);
+    std::string p = path->is_string() ? path->get<std::string>() : parse::py_str(*path);
     while (!p.empty() && p.back() == '/') p.pop_back();
     auto slash = p.rfind('/');
     return slash == std::string::npos ? p : p.substr(slash + 1);
@@ -222,7 +199,7 @@ std::string boot_section(const Report& rep) {
         return out.empty() ? std::string(none) : out;
     };
     std::string graphs = f.cudagraphs == false ? "off"
-                         : f.cudagraph_actual_gib ? "on, " + py_float(*f.cudagraph_actual_gib) + " GiB"
+                         : f.cudagraph_actual_gib ? "on, " + py_float_repr(*f.cudagraph_actual_gib) + " GiB"
                                                   : "on";
     std::vector<std::pair<std::string, std::string>> items{
         {rep.engine->name, f.version().value_or(dash)},
@@ -232,15 +209,15 @@ std::string boot_section(const Report& rep) {
         {"Attention backend", joined(f.selected_backends, kDash)},
         {"Draft model backend", joined(f.drafter_backends, "none")},
         {"Memory for KV cache",
-         f.available_kv_cache_gib && *f.available_kv_cache_gib ? py_float(*f.available_kv_cache_gib) + " GiB" : dash},
+         f.available_kv_cache_gib && *f.available_kv_cache_gib ? py_float_repr(*f.available_kv_cache_gib) + " GiB" : dash},
         {"CUDA graphs", graphs},
         {"Boot line 'maximum concurrency'",
          f.max_concurrency && *f.max_concurrency && f.max_concurrency_request_len && *f.max_concurrency_request_len
-             ? fmt::format("{}x at {} tokens", py_float(*f.max_concurrency),
+             ? fmt::format("{}x at {} tokens", py_float_repr(*f.max_concurrency),
                            grouped(double(*f.max_concurrency_request_len)))
              : dash},
         {"Model load", f.model_load_gib && *f.model_load_gib && f.model_load_s && *f.model_load_s
-                           ? fmt::format("{} GiB in {:.0f} s", py_float(*f.model_load_gib), *f.model_load_s)
+                           ? fmt::format("{} GiB in {:.0f} s", py_float_repr(*f.model_load_gib), *f.model_load_s)
                            : dash},
         {"Server settings", settings_text(f)},
     };

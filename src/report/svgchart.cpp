@@ -146,6 +146,71 @@ std::string json_script(const Json& doc) {
     return R"(<script type="application/json" class="chart-data">)" + safe + "</script>";
 }
 
+// The top of the y axis: the chart's own, or the highest value or reference line.
+double y_top(const TimeChart& c) {
+    if (c.y_max) return *c.y_max;
+    bool any = false;
+    double top = 0.0;
+    for (const auto& ln : c.lines)
+        for (const auto& y : ln.ys)
+            if (y && std::isfinite(*y)) top = any ? std::max(top, *y) : *y, any = true;
+    for (const auto& r : c.refs) top = any ? std::max(top, r.y) : r.y, any = true;
+    return any ? top : 1.0;
+}
+
+// The lines' labels at their last points, only where no two would collide.
+std::string end_labels(const TimeChart& c, const Scale& sy) {
+    std::vector<std::pair<double, const Line*>> ends;
+    for (const auto& ln : c.lines) {
+        for (auto it = ln.ys.rbegin(); it != ln.ys.rend(); ++it) {
+            if (*it) {
+                ends.emplace_back(sy(**it), &ln);
+                break;
+            }
+        }
+    }
+    std::vector<double> placed;
+    for (const auto& e : ends) placed.push_back(e.first);
+    for (const auto& r : c.refs) placed.push_back(sy(r.y));
+    bool gaps_ok = true;
+    for (std::size_t i = 0; i < placed.size() && gaps_ok; ++i)
+        for (std::size_t j = i + 1; j < placed.size(); ++j)
+            if (std::abs(placed[i] - placed[j]) < 14) gaps_ok = false;
+    std::string o;
+    if (c.lines.size() > 1 && gaps_ok) {
+        for (const auto& [y, ln] : ends)
+            o += fmt::format(R"(<text class="lab" x="{}" y="{}" dominant-baseline="middle">{}</text>)",
+                             c.width - kMarginRight + 8, num(y), escape_html(ln->label));
+    }
+    return o;
+}
+
+// What the page's script reads to show the values under the pointer.
+Json time_data(const TimeChart& c) {
+    Json data = Json::object();
+    data["w"] = c.width;
+    data["x0"] = c.xs.front();
+    data["x1"] = c.xs.back();
+    data["px0"] = kMarginLeft;
+    data["px1"] = c.width - kMarginRight;
+    Json x = Json::array();
+    for (double v : c.xs) x.push_back(round3(v));
+    data["x"] = std::move(x);
+    data["xUnit"] = c.x_unit;
+    data["yUnit"] = c.y_unit;
+    Json series = Json::array();
+    for (const auto& ln : c.lines) {
+        Json ys = Json::array();
+        for (const auto& y : ln.ys) ys.push_back(y && std::isfinite(*y) ? Json(round3(*y)) : Json(nullptr));
+        series.push_back(Json{{"label", ln.label}, {"cls", ln.cls}, {"ys", std::move(ys)}});
+    }
+    data["series"] = std::move(series);
+    Json events = Json::array();
+    for (const auto& e : c.events) events.push_back(Json{{"x", round3(e.x)}, {"label", e.label}});
+    data["events"] = std::move(events);
+    return data;
+}
+
 }  // namespace
 
 std::string render_time(const TimeChart& c) {
@@ -158,19 +223,7 @@ std::string render_time(const TimeChart& c) {
     const int w = c.width, h = c.height;
     const Fmt y_fmt = c.y_fmt ? c.y_fmt : Fmt(default_y);
     double x0 = c.xs.front(), x1 = c.xs.back();
-    double y_top;
-    if (c.y_max) {
-        y_top = *c.y_max;
-    } else {
-        bool any = false;
-        double top = 0.0;
-        for (const auto& ln : c.lines)
-            for (const auto& y : ln.ys)
-                if (y && std::isfinite(*y)) top = any ? std::max(top, *y) : *y, any = true;
-        for (const auto& r : c.refs) top = any ? std::max(top, r.y) : r.y, any = true;
-        y_top = any ? top : 1.0;
-    }
-    std::vector<double> yt = nice_ticks(0.0, y_top);
+    std::vector<double> yt = nice_ticks(0.0, y_top(c));
     std::vector<double> xt;
     for (double t : nice_ticks(x0, x1, 7))
         if (x0 - 1e-9 <= t && t <= x1 + 1e-9) xt.push_back(t);
@@ -205,27 +258,7 @@ std::string render_time(const TimeChart& c) {
     }
 
     // Direct end labels, only where they cannot collide; the legend names the lines anyway.
-    std::vector<std::pair<double, const Line*>> ends;
-    for (const auto& ln : c.lines) {
-        for (auto it = ln.ys.rbegin(); it != ln.ys.rend(); ++it) {
-            if (*it) {
-                ends.emplace_back(sy(**it), &ln);
-                break;
-            }
-        }
-    }
-    std::vector<double> placed;
-    for (const auto& e : ends) placed.push_back(e.first);
-    for (const auto& r : c.refs) placed.push_back(sy(r.y));
-    bool gaps_ok = true;
-    for (std::size_t i = 0; i < placed.size() && gaps_ok; ++i)
-        for (std::size_t j = i + 1; j < placed.size(); ++j)
-            if (std::abs(placed[i] - placed[j]) < 14) gaps_ok = false;
-    if (c.lines.size() > 1 && gaps_ok) {
-        for (const auto& [y, ln] : ends)
-            o += fmt::format(R"(<text class="lab" x="{}" y="{}" dominant-baseline="middle">{}</text>)",
-                             w - kMarginRight + 8, num(y), escape_html(ln->label));
-    }
+    o += end_labels(c, sy);
 
     for (const auto& ev : c.events) {
         double x = sx(ev.x);
@@ -240,28 +273,7 @@ std::string render_time(const TimeChart& c) {
         kMarginLeft, kMarginTop, w - kMarginLeft - kMarginRight, h - kMarginTop - kMarginBottom, escape_html(c.aria));
     o += "</svg>";
 
-    Json data = Json::object();
-    data["w"] = w;
-    data["x0"] = x0;
-    data["x1"] = x1;
-    data["px0"] = kMarginLeft;
-    data["px1"] = w - kMarginRight;
-    Json x = Json::array();
-    for (double v : c.xs) x.push_back(round3(v));
-    data["x"] = std::move(x);
-    data["xUnit"] = c.x_unit;
-    data["yUnit"] = c.y_unit;
-    Json series = Json::array();
-    for (const auto& ln : c.lines) {
-        Json ys = Json::array();
-        for (const auto& y : ln.ys) ys.push_back(y && std::isfinite(*y) ? Json(round3(*y)) : Json(nullptr));
-        series.push_back(Json{{"label", ln.label}, {"cls", ln.cls}, {"ys", std::move(ys)}});
-    }
-    data["series"] = std::move(series);
-    Json events = Json::array();
-    for (const auto& e : c.events) events.push_back(Json{{"x", round3(e.x)}, {"label", e.label}});
-    data["events"] = std::move(events);
-    return o + json_script(data);
+    return o + json_script(time_data(c));
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "inferlint/util/http.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "http_text.hpp"
 #include "text.hpp"
 
 #include <fmt/format.h>
@@ -25,61 +26,8 @@ namespace inferlint::util {
 namespace {
 
 using text::lower;
+using text::kHttpSpace;
 using text::trim;
-
-struct Target {
-    BaseUrl base;
-    std::string path;  // with query
-};
-
-// A full URL as given to http_get/http_post_json: "http://host:port/path?query".
-Target split_url(const std::string& url) {
-    std::string_view s = trim(url);
-    std::size_t start = 0;
-    if (auto p = s.find("://"); p != std::string_view::npos) start = p + 3;
-    auto slash = s.find('/', start);
-    std::string path = slash == std::string_view::npos ? "/" : std::string(s.substr(slash));
-    if (auto h = path.find('#'); h != std::string::npos) path.erase(h);
-    return {parse_base_url(s.substr(0, slash)), path};
-}
-
-// The path as it may stand on the request line: spaces, control bytes and non-ASCII are
-// percent-encoded, so a pasted URL cannot break the request (or inject a header).
-std::string request_target(std::string_view path) {
-    static constexpr char kHex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char ch : path) {
-        auto c = static_cast<unsigned char>(ch);
-        if (c <= 0x20 || c >= 0x7F) {
-            out += '%';
-            out += kHex[c >> 4];
-            out += kHex[c & 0xF];
-        } else {
-            out += ch;
-        }
-    }
-    return out;
-}
-
-std::string request_text(const Target& t, const std::string& method, const std::string* body) {
-    const bool v6 = t.base.host.find(':') != std::string::npos;
-    std::string req = fmt::format("{} {} HTTP/1.1\r\nHost: {}{}{}:{}\r\nAccept: */*\r\nConnection: close\r\n"
-                                  "User-Agent: inferlint\r\n",
-                                  method, request_target(t.path), v6 ? "[" : "", t.base.host, v6 ? "]" : "",
-                                  t.base.port);
-    if (body) req += fmt::format("Content-Type: application/json\r\nContent-Length: {}\r\n", body->size());
-    req += "\r\n";
-    if (body) req += *body;
-    return req;
-}
-
-// Printable ASCII of the first bytes of an answer, for a message that must stay one line.
-std::string shown_start(std::string_view bytes) {
-    std::string out;
-    for (char c : bytes.substr(0, bytes.find_first_of("\r\n")).substr(0, 40))
-        out += c >= 0x20 && c < 0x7F ? c : '.';
-    return bytes.size() > 40 ? out + "..." : out;
-}
 
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -232,7 +180,7 @@ public:
             const std::string codings = lower(head.value("transfer-encoding"));
             std::string_view last = codings;
             if (auto comma = last.rfind(','); comma != std::string_view::npos) last.remove_prefix(comma + 1);
-            last = trim(last);
+            last = trim(last, kHttpSpace);
             return last == "chunked" ? read_chunked() : read_until_close();
         }
         if (head.has("content-length")) return read_exactly(content_length(head));
@@ -331,14 +279,14 @@ private:
             if (line->empty()) return h;
             if (line->front() == ' ' || line->front() == '\t') {  // obsolete folding: continues the value
                 if (h.headers.empty()) malformed("header");
-                h.headers.back().second += " " + std::string(trim(*line));
+                h.headers.back().second += " " + std::string(trim(*line, kHttpSpace));
                 continue;
             }
             auto colon = line->find(':');
-            if (colon == std::string::npos || trim(std::string_view(*line).substr(0, colon)).empty())
+            if (colon == std::string::npos || trim(std::string_view(*line).substr(0, colon), kHttpSpace).empty())
                 malformed("header");
-            h.headers.emplace_back(lower(trim(std::string_view(*line).substr(0, colon))),
-                                   std::string(trim(std::string_view(*line).substr(colon + 1))));
+            h.headers.emplace_back(lower(trim(std::string_view(*line).substr(0, colon), kHttpSpace)),
+                                   std::string(trim(std::string_view(*line).substr(colon + 1), kHttpSpace)));
         }
     }
 
@@ -360,7 +308,7 @@ private:
         std::size_t from = 0;
         for (;;) {
             auto comma = all.find(',', from);
-            std::string_view item = trim(std::string_view(all).substr(from, comma - from));
+            std::string_view item = trim(std::string_view(all).substr(from, comma - from), kHttpSpace);
             std::uint64_t v = 0;
             if (item.empty()) malformed("Content-Length");
             for (char c : item) {
@@ -408,7 +356,7 @@ private:
             std::optional<std::string> line = read_line(line_budget, false);
             if (!line) fail_read();
             // The size in hex, then extensions (";name=value") that we have no use for.
-            std::string_view size_text = trim(std::string_view(*line).substr(0, line->find(';')));
+            std::string_view size_text = trim(std::string_view(*line).substr(0, line->find(';')), kHttpSpace);
             if (size_text.empty()) malformed("chunk");
             std::uint64_t size = 0;
             for (char c : size_text) {
@@ -446,7 +394,7 @@ private:
     [[noreturn]] void not_http(std::string_view start) const {
         throw InputError(fmt::format("{}: not an HTTP answer (it began \"{}\"); is this the server's "
                                      "address?",
-                                     url_, shown_start(start)));
+                                     url_, http_text::shown_start(start)));
     }
     [[noreturn]] void malformed(std::string_view what) const {
         throw InputError(fmt::format("{}: not an HTTP answer (a malformed {})", url_, what));
@@ -469,10 +417,10 @@ private:
 
 HttpResponse exchange(const std::string& url, const std::string& method, const std::string* body,
                       const HttpLimits& limits) {
-    Target t = split_url(url);
+    http_text::HttpTarget t = http_text::split_url(url);
     Exchange ex(url, limits);
     ex.connect(t.base);
-    ex.send_all(request_text(t, method, body));
+    ex.send_all(http_text::request_text(t, method, body));
     Head head = ex.read_final_head();
     std::string raw = ex.read_body(head);
     HttpResponse response;
@@ -483,31 +431,6 @@ HttpResponse exchange(const std::string& url, const std::string& method, const s
 }
 
 }  // namespace
-
-std::string HttpResponse::reason() const {
-    switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "";
-    }
-}
 
 HttpResponse http_get(const std::string& url, const HttpLimits& limits) {
     return exchange(url, "GET", nullptr, limits);
@@ -522,50 +445,6 @@ std::string get_text(const std::string& url, const HttpLimits& limits) {
     if (r.status < 200 || r.status >= 300)
         throw InputError(fmt::format("{}: HTTP {} {}", url, r.status, r.reason()));
     return std::move(r.body);
-}
-
-std::string valid_utf8(std::string_view in) {
-    std::string out;
-    out.reserve(in.size());
-    const auto* p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t n = in.size();
-    std::size_t i = 0;
-    while (i < n) {
-        unsigned char c = p[i];
-        if (c < 0x80) {
-            out.push_back(static_cast<char>(c));
-            ++i;
-            continue;
-        }
-        std::size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) len = 3, lo = 0xA0;
-        else if (c >= 0xE1 && c <= 0xEC) len = 3;
-        else if (c == 0xED) len = 3, hi = 0x9F;
-        else if (c >= 0xEE && c <= 0xEF) len = 3;
-        else if (c == 0xF0) len = 4, lo = 0x90;
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) len = 4, hi = 0x8F;
-        std::size_t good = 0;
-        if (len) {
-            good = 1;
-            for (std::size_t k = 1; k < len && i + k < n; ++k) {
-                unsigned char b = p[i + k];
-                unsigned char l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xBF;
-                if (b < l || b > h) break;
-                ++good;
-            }
-        }
-        if (len && good == len) {
-            out.append(in.substr(i, len));
-            i += len;
-        } else {
-            out += "\xEF\xBF\xBD";
-            i += good ? good : 1;  // a truncated sequence is one replacement, as Python does
-        }
-    }
-    return out;
 }
 
 }  // namespace inferlint::util

@@ -1,4 +1,4 @@
-// Internal to util: the small text helpers the HTTP client and the address reader share.
+// The small text helpers every layer shares (internal: not part of the public headers).
 #pragma once
 
 #include <cctype>
@@ -7,13 +7,18 @@
 
 namespace inferlint::util::text {
 
-// Without the spaces, tabs and line ends around it (what HTTP allows around a value).
-inline std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
+// The ASCII white space of C's isspace() and Python's bytes.strip().
+inline constexpr std::string_view kSpace = " \t\n\v\f\r";
+// What HTTP allows around a value, and the line ends a header may keep.
+inline constexpr std::string_view kHttpSpace = " \t\n\r";
+// What Python's str.strip() takes off ASCII text: isspace's and the separators 0x1c-0x1f.
+inline constexpr std::string_view kPySpace = " \t\n\v\f\r\x1c\x1d\x1e\x1f";
+
+// Without the characters of `space` around it.
+inline std::string_view trim(std::string_view s, std::string_view space = kSpace) {
+    auto b = s.find_first_not_of(space);
+    if (b == std::string_view::npos) return {};
+    return s.substr(b, s.find_last_not_of(space) - b + 1);
 }
 
 // ASCII lower case (header names, URL schemes).
@@ -21,6 +26,17 @@ inline std::string lower(std::string_view s) {
     std::string out(s);
     for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
+}
+
+// 32000 -> "32,000", as Python's "{:,}" writes an integer.
+inline std::string with_commas(long long n) {
+    std::string digits = std::to_string(n < 0 ? -(n + 1) + 1ULL : static_cast<unsigned long long>(n));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
 }
 
 }  // namespace inferlint::util::text

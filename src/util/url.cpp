@@ -12,6 +12,7 @@ namespace inferlint::util {
 namespace {
 
 using text::lower;
+using text::kHttpSpace;
 using text::trim;
 
 // Endpoints a user may paste along with the address; the server is what they name.
@@ -31,7 +32,7 @@ std::string BaseUrl::at(std::string_view path) const {
 }
 
 BaseUrl parse_base_url(std::string_view text) {
-    std::string_view s = trim(text);
+    std::string_view s = trim(text, kHttpSpace);
     const std::string shown(s);
     if (s.empty()) throw InputError("no server address given (expected e.g. http://127.0.0.1:8000)");
     if (auto p = s.find("://"); p != std::string_view::npos) {

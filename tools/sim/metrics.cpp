@@ -1,47 +1,16 @@
 #include "metrics.hpp"
 
+#include "inferlint/util/pyfloat.hpp"
+
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <unistd.h>
 
 namespace sim {
 namespace {
 
-// Python's repr() of a float: the shortest text that reads back the same, fixed between
-// 1e-4 and 1e16, with ".0" on whole numbers.
-std::string python_repr(double v) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    std::string sci(buf, res.ptr);
-    auto e = sci.find('e');
-    std::string mant = sci.substr(0, e);
-    int exp = std::atoi(sci.c_str() + e + 1);
-    bool neg = !mant.empty() && mant[0] == '-';
-    if (neg) mant.erase(0, 1);
-    std::string digits;
-    for (char c : mant)
-        if (c != '.') digits.push_back(c);
-    std::string out;
-    if (exp >= -5 && exp < 16) {
-        if (exp < 0) {
-            out = "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
-        } else if (static_cast<int>(digits.size()) <= exp + 1) {
-            out = digits + std::string(static_cast<std::size_t>(exp + 1 - static_cast<int>(digits.size())), '0') + ".0";
-        } else {
-            out = digits.substr(0, static_cast<std::size_t>(exp + 1)) + "." + digits.substr(static_cast<std::size_t>(exp + 1));
-        }
-    } else {
-        out = digits.substr(0, 1);
-        if (digits.size() > 1) out += "." + digits.substr(1);
-        out += fmt::format("e{}{:02d}", exp < 0 ? '-' : '+', std::abs(exp));
-    }
-    return neg ? "-" + out : out;
-}
+using inferlint::util::py_float_repr;
 
 struct Writer {
     std::string out;
@@ -97,7 +66,7 @@ const Histogram& hist(const Shared& s, Hist h) { return s.hist[static_cast<int>(
 std::string prom_number(double v) {
     if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
     if (std::isnan(v)) return "NaN";
-    std::string s = python_repr(v);
+    std::string s = py_float_repr(v);
     auto dot = s.find('.');
     // Go, whose format Prometheus follows, switches to an exponent sooner than Python.
     if (v > 0 && dot != std::string::npos && dot > 6 && s.find('e') == std::string::npos) {
@@ -191,7 +160,7 @@ std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
         "num_cpu_blocks=\"None\",num_gpu_blocks=\"{}\",num_gpu_blocks_override=\"None\","
         "prefix_caching_hash_algo=\"sha256\",sliding_window=\"None\",user_specified_block_size=\"False\"}} 1.0\n",
         s.cfg.block_size, ctx.gpu_memory_utilization,
-        python_repr(static_cast<double>(tokens) / s.cfg.max_model_len), tokens, s.cfg.num_blocks);
+        py_float_repr(static_cast<double>(tokens) / s.cfg.max_model_len), tokens, s.cfg.num_blocks);
 
     if (ctx.http && !ctx.http->requests.empty()) {
         const char* help = "Total number of requests by method, status and handler.";

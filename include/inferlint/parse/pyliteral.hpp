@@ -5,6 +5,7 @@
 #pragma once
 
 #include "inferlint/core/result.hpp"
+#include "inferlint/util/pyfloat.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -33,7 +34,7 @@ std::optional<Json> parse_py_literal(std::string_view text, PyLiteralError* erro
 std::string py_repr(const Json& value);
 // str(): like repr, but a string prints bare.
 std::string py_str(const Json& value);
-// repr(float): the shortest text that reads back, "1.0", "1e-05", "1e+16".
-std::string py_float_repr(double value);
+// repr(float), kept here for the callers that print parsed values.
+using util::py_float_repr;
 
 }  // namespace inferlint::parse
