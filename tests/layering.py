@@ -11,14 +11,15 @@ import sys
 # What each layer may include (besides itself).
 ALLOWED = {
     "util": set(),
-    "core": set(),
+    "core": {"util"},
     "parse": {"core", "util"},
     "checks": {"parse", "core", "util"},
     "report": {"checks", "parse", "core", "util"},
     "run": {"report", "checks", "parse", "core", "util"},
     "cli": {"run", "report", "checks", "parse", "core", "util"},
 }
-INCLUDE = re.compile(r'#include\s+"inferlint/([a-z]+)/')
+# Public headers (inferlint/<layer>/...) and the private ones under src/ (<layer>/...).
+INCLUDE = re.compile(r'#include\s+"(?:inferlint/)?(util|core|parse|checks|report|run|cli)/')
 
 
 def main() -> int:

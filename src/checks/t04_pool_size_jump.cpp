@@ -2,6 +2,7 @@
 // identical flags can draw different pools, and pools come in discrete levels, so a small
 // difference in tokens can be a whole allocation step.
 #include "inferlint/checks/bootlog_checks.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,8 @@
 
 namespace inferlint::checks {
 
+namespace text = util::text;
+
 namespace {
 
 // The configuration as a canonical text (keys sorted), as json.dumps(sort_keys=True) makes
@@ -20,15 +23,6 @@ std::string config_key(const parse::BootFacts& f) {
     Json pair = Json::array({or_null(f.engine), *f.config_args()});
     auto sorted = nlohmann::json::parse(pair.dump(-1, ' ', false, Json::error_handler_t::replace));
     return sorted.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string with_commas(long long n) {
-    std::string digits = std::to_string(n < 0 ? -n : n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return (n < 0 ? "-" : "") + out;
 }
 
 }  // namespace
@@ -77,7 +71,7 @@ std::vector<CheckResult> check_same_pool(const std::vector<parse::BootFacts>& fa
         }
         long long lo = *distinct.begin(), hi = *distinct.rbegin();
         if (distinct.size() == 1) {
-            out.push_back({"T4", Status::pass, fmt::format("same flags, same pool ({} tokens): {}", with_commas(lo), label),
+            out.push_back({"T4", Status::pass, fmt::format("same flags, same pool ({} tokens): {}", text::with_commas(lo), label),
                            std::move(ev)});
             continue;
         }
@@ -86,7 +80,7 @@ std::vector<CheckResult> check_same_pool(const std::vector<parse::BootFacts>& fa
         out.push_back({"T4", Status::warn,
                        fmt::format("same flags, {} different pools: {} to {} tokens ({:.2f}% apart) across {}; "
                                    "compare results only within one pool",
-                                   distinct.size(), with_commas(lo), with_commas(hi), apart_pct, label),
+                                   distinct.size(), text::with_commas(lo), text::with_commas(hi), apart_pct, label),
                        std::move(ev)});
     }
     return out;

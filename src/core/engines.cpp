@@ -1,4 +1,5 @@
 #include "inferlint/core/engines.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -103,12 +104,6 @@ Engine make_trtllm() {
     return e;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 }  // namespace
 
 const Engine& vllm() { static const Engine e = make_vllm(); return e; }
@@ -136,11 +131,11 @@ const Engine& by_key(std::string_view key) {
 }
 
 const Engine* parse_key(std::string_view value) {
-    std::string v = lower(value);
+    std::string v = util::text::lower(value);
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
     while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
     for (const Engine* e : all_engines())
-        if (v == e->key || v == lower(e->name)) return e;
+        if (v == e->key || v == util::text::lower(e->name)) return e;
     return nullptr;
 }
 
