@@ -52,6 +52,57 @@ bool engines_disagree(const std::vector<std::pair<const Engine*, std::string>>& 
     return false;
 }
 
+// Fills the files not named on the command line with the ones found in the folder;
+// false (said on stderr) when the folder holds none.
+bool fill_from_folder(Opts& o, const fs::path& run, std::optional<fs::path>& load_log) {
+    run::RunFiles found = run::find_run_files(run);
+    if (o.boot_logs.empty() && found.boot_log) o.boot_logs.push_back(found.boot_log->string());
+    if (o.before.empty() && found.before) o.before = found.before->string();
+    if (o.after.empty() && found.after) o.after = found.after->string();
+    if (o.series.empty() && found.series) o.series = found.series->string();
+    if (o.bench_result.empty() && found.bench) o.bench_result = found.bench->string();
+    load_log = found.load_log;
+    if (o.boot_logs.empty() && o.before.empty() && o.after.empty() && o.series.empty()) {
+        std::cerr << fmt::format(
+            "inferlint: no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
+            "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)\n",
+            run.string());
+        return false;
+    }
+    return true;
+}
+
+run::RunFileSet file_set(const Opts& o, const std::optional<fs::path>& load_log) {
+    run::RunFileSet files;
+    for (const auto& log : o.boot_logs) files.boot_logs.emplace_back(log);
+    for (auto [opt, path] : {std::pair{&o.before, &files.before}, std::pair{&o.after, &files.after},
+                             std::pair{&o.series, &files.series}, std::pair{&o.bench_result, &files.bench}})
+        if (!opt->empty()) *path = *opt;
+    files.load_log = load_log;
+    return files;
+}
+
+// False (said on stderr) when the inputs name different engines; a note when none names one.
+bool engines_agree(const std::vector<std::pair<const Engine*, std::string>>& found, const Common& common) {
+    if (!common.engine && engines_disagree(found)) return false;
+    bool any_named = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first != nullptr; });
+    if (!found.empty() && !any_named && !common.engine)
+        std::cerr << fmt::format("note: none of the inputs says which engine wrote it; read as vLLM's (--engine or "
+                                 "{} names it)\n",
+                                 kEngineEnvVar);
+    return true;
+}
+
+report::PageInfo page_info(const Opts& o) {
+    report::PageInfo page;
+    if (!o.title.empty()) page.title = o.title;
+    page.generated = util::local_time_text();
+    for (const auto& log : o.boot_logs) page.sources.push_back(fs::path(log).filename().string());
+    for (const auto* f : {&o.before, &o.after, &o.series, &o.bench_result})
+        if (!f->empty()) page.sources.push_back(fs::path(*f).filename().string());
+    return page;
+}
+
 int run_report(Opts o, const Common& common) {
     std::optional<fs::path> run;
     if (!o.run.empty()) {
@@ -67,55 +118,20 @@ int run_report(Opts o, const Common& common) {
         return 2;
     }
     std::optional<fs::path> load_log;
-    if (run) {
-        run::RunFiles found = run::find_run_files(*run);
-        if (o.boot_logs.empty() && found.boot_log) o.boot_logs.push_back(found.boot_log->string());
-        if (o.before.empty() && found.before) o.before = found.before->string();
-        if (o.after.empty() && found.after) o.after = found.after->string();
-        if (o.series.empty() && found.series) o.series = found.series->string();
-        if (o.bench_result.empty() && found.bench) o.bench_result = found.bench->string();
-        load_log = found.load_log;
-        if (o.boot_logs.empty() && o.before.empty() && o.after.empty() && o.series.empty()) {
-            std::cerr << fmt::format(
-                "inferlint: no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
-                "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)\n",
-                run->string());
-            return 2;
-        }
-    }
+    if (run && !fill_from_folder(o, *run, load_log)) return 2;
     fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
 
-    run::RunFileSet files;
-    for (const auto& log : o.boot_logs) files.boot_logs.emplace_back(log);
-    for (auto [opt, path] : {std::pair{&o.before, &files.before}, std::pair{&o.after, &files.after},
-                             std::pair{&o.series, &files.series}, std::pair{&o.bench_result, &files.bench}})
-        if (!opt->empty()) *path = *opt;
-    files.load_log = load_log;
-    auto loaded = run::load_run(files, common.engine,
-                                [&](const Engine* e, const std::string& what) { return !other_engine(common, e, what); });
-    if (!loaded) return 2;
-    const auto& found = loaded->engines;
-    if (!common.engine && engines_disagree(found)) return 2;
-    bool any_named = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first != nullptr; });
-    if (!found.empty() && !any_named && !common.engine)
-        std::cerr << fmt::format("note: none of the inputs says which engine wrote it; read as vLLM's (--engine or "
-                                 "{} names it)\n",
-                                 kEngineEnvVar);
-
+    auto loaded = run::load_run(file_set(o, load_log), common.engine, [&](const Engine* e, const std::string& what) {
+        return !other_engine(common, e, what);
+    });
+    if (!loaded || !engines_agree(loaded->engines, common)) return 2;
     checks::RunEvidence& ev = loaded->evidence;
     ev.requested = o.requested ? o.requested
                    : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
                                                             : std::nullopt;
-    report::PageInfo page;
-    if (!o.title.empty()) page.title = o.title;
-    page.generated = util::local_time_text();
-    for (const auto& log : o.boot_logs) page.sources.push_back(fs::path(log).filename().string());
-    for (const auto* f : {&o.before, &o.after, &o.series, &o.bench_result})
-        if (!f->empty()) page.sources.push_back(fs::path(*f).filename().string());
-
     checks::RunVerdicts verdicts = checks::check_run(ev);
     report::Report rep = report::build_report(std::move(ev), std::move(verdicts), std::move(loaded->series),
-                                              loaded->boot_s, std::move(page));
+                                              loaded->boot_s, page_info(o));
     util::write_file(out, report::render_report_html(rep));
     if (common.json) {
         std::cout << results_json(rep.results) << "\n";
