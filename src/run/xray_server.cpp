@@ -1,6 +1,7 @@
 // The server an xray run starts: in a session of its own, so the whole server (API process
 // and engine) can be signalled at once and a terminal's Ctrl-C reaches xray, not the
 // server, which xray then stops in order.
+#include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/parse/procfs.hpp"
 #include "inferlint/run/gpu.hpp"
 #include "inferlint/util/http.hpp"
@@ -158,9 +159,7 @@ CheckResult gpu_free(const Machine& machine, const Timings& t) {
     run::SteadyClock clock;
     auto res = run::wait_clear(machine.read_used, live,
                                {.interval_s = t.clear_interval_s, .timeout_s = t.gpu_gate_timeout_s}, clock);
-    return {"T2", res.clear ? Status::pass : Status::fail,
-            res.clear ? res.reason : "card not clear; refusing to start a server. " + res.reason,
-            Json{{"readings", run::readings_json(res)}}};
+    return checks::check_gpu_clear_to_start_server(res);
 }
 
 Server::Server(const std::vector<std::string>& argv, const fs::path& log) {
@@ -272,7 +271,7 @@ Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, dou
 
 CheckResult Server::stop(const Machine& machine, const Timings& t) {
     stopped_ = true;
-    Json left = Json::array();
+    std::vector<int> left;
     if (started()) {
         send(SIGTERM);
         const double deadline = now_s() + t.stop_grace_s;
@@ -285,7 +284,7 @@ CheckResult Server::stop(const Machine& machine, const Timings& t) {
         }
         auto survivors = alive();
         if (!survivors.empty() || !exit_) {
-            for (int pid : survivors) left.push_back(pid);
+            left = survivors;
             send(SIGKILL);
             const double kill_deadline = now_s() + 10.0;
             while ((!exit_status() || !alive().empty()) && now_s() < kill_deadline)
@@ -302,8 +301,7 @@ CheckResult Server::stop(const Machine& machine, const Timings& t) {
     run::SteadyClock clock;
     auto res = run::wait_clear(machine.read_used, live,
                                {.interval_s = t.clear_interval_s, .timeout_s = t.clear_timeout_s}, clock);
-    return {"T2", res.clear ? Status::pass : Status::fail, res.reason,
-            Json{{"readings", run::readings_json(res)}, {"left_after_the_server_stopped", left}}};
+    return checks::check_gpu_clear_after_stop(res, left);
 }
 
 }  // namespace inferlint::xray::detail
