@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -25,13 +24,6 @@
 namespace inferlint::xray::detail {
 
 namespace {
-
-std::atomic<int> g_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler sets it");
-
-extern "C" void on_interrupt(int sig) { g_signal.store(sig); }
-
-constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
 
 constexpr std::string_view kReadyMarker = "Application startup complete";
 
@@ -94,31 +86,6 @@ std::vector<int> numeric_dirs(const fs::path& root) {
 }
 
 }  // namespace
-
-int interrupt_signal() { return g_signal.load(); }
-
-struct SignalGuard::Saved {
-    struct sigaction old[std::size(kCaught)];
-    struct sigaction old_pipe;
-};
-
-SignalGuard::SignalGuard() : saved_(new Saved{}) {
-    g_signal.store(0);
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    for (std::size_t i = 0; i < std::size(kCaught); ++i) sigaction(kCaught[i], &sa, &saved_->old[i]);
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGPIPE, &ign, &saved_->old_pipe);
-}
-
-SignalGuard::~SignalGuard() {
-    for (std::size_t i = 0; i < std::size(kCaught); ++i) sigaction(kCaught[i], &saved_->old[i], nullptr);
-    sigaction(SIGPIPE, &saved_->old_pipe, nullptr);
-    delete saved_;
-}
 
 void nap(double s) {
     const double until = now_s() + s;
