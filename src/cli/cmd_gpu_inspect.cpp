@@ -10,7 +10,9 @@
 #include <iostream>
 #include <unistd.h>
 
-namespace inferlint::cli {
+// A namespace of its own: the unity build compiles the commands together, and every
+// command has its Opts and its reg.
+namespace inferlint::cli::gpu_inspect_cmd {
 namespace {
 
 struct Opts {
@@ -69,4 +71,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::gpu_inspect_cmd

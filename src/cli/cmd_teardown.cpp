@@ -13,7 +13,9 @@
 #include <set>
 #include <unistd.h>
 
-namespace inferlint::cli {
+// A namespace of its own: the unity build compiles the commands together, and every
+// command has its Opts and its reg.
+namespace inferlint::cli::teardown_cmd {
 namespace {
 
 struct Opts {
@@ -113,4 +115,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::teardown_cmd

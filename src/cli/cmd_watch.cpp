@@ -13,7 +13,9 @@
 #include <iostream>
 #include <optional>
 
-namespace inferlint::cli {
+// A namespace of its own: the unity build compiles the commands together, and every
+// command has its Opts and its reg.
+namespace inferlint::cli::watch_cmd {
 namespace {
 
 struct Opts {
@@ -63,4 +65,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::watch_cmd

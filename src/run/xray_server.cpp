@@ -27,7 +27,7 @@ namespace {
 
 constexpr std::string_view kReadyMarker = "Application startup complete";
 
-double now_s() {
+double steady_now_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -88,9 +88,9 @@ std::vector<int> numeric_dirs(const fs::path& root) {
 }  // namespace
 
 void nap(double s) {
-    const double until = now_s() + s;
+    const double until = steady_now_s() + s;
     while (!interrupted()) {
-        double left = until - now_s();
+        double left = until - steady_now_s();
         if (left <= 0) return;
         std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
     }
@@ -204,7 +204,7 @@ void Server::send(int sig) {
 
 Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, double timeout_s, const Timings& t,
                                 const Say& say) {
-    const double t0 = now_s();
+    const double t0 = steady_now_s();
     double next_progress = t0 + t.ready_progress_s;
     std::uintmax_t offset = 0;
     std::string tail;  // the end of what was read, so a marker split across reads is found
@@ -225,7 +225,7 @@ Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, dou
             }
         }
         if (marker && healthy(url, 5.0)) return {Ready::ready, ""};
-        const double now = now_s();
+        const double now = steady_now_s();
         if (now - t0 >= timeout_s)
             return {Ready::timed_out, fmt::format("the server was not ready after {:g} s", timeout_s)};
         if (now >= next_progress) {
@@ -241,20 +241,20 @@ CheckResult Server::stop(const Machine& machine, const Timings& t) {
     std::vector<int> left;
     if (started()) {
         send(SIGTERM);
-        const double deadline = now_s() + t.stop_grace_s;
+        const double deadline = steady_now_s() + t.stop_grace_s;
         for (;;) {
             exit_status();
             scan();
             if (exit_ && alive().empty()) break;
-            if (now_s() >= deadline) break;
+            if (steady_now_s() >= deadline) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         auto survivors = alive();
         if (!survivors.empty() || !exit_) {
             left = survivors;
             send(SIGKILL);
-            const double kill_deadline = now_s() + 10.0;
-            while ((!exit_status() || !alive().empty()) && now_s() < kill_deadline)
+            const double kill_deadline = steady_now_s() + 10.0;
+            while ((!exit_status() || !alive().empty()) && steady_now_s() < kill_deadline)
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
     }
