@@ -1,5 +1,6 @@
 #include "registry.hpp"
 
+#include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/parse/procfs.hpp"
 #include "inferlint/run/gpu.hpp"
 #include "inferlint/run/teardown.hpp"
@@ -9,7 +10,9 @@
 #include <iostream>
 #include <unistd.h>
 
-namespace inferlint::cli {
+// A namespace of its own: the unity build compiles the commands together, and every
+// command has its Opts and its reg.
+namespace inferlint::cli::gpu_inspect_cmd {
 namespace {
 
 struct Opts {
@@ -40,25 +43,19 @@ int gpu_inspect(const Opts& o, const Common& common) {
     const std::string exe = run::nvidia_smi_path();
     const auto runner = run::system_runner();
     run::GpuQuery q = run::read_gpus(runner, exe);
-    Json facts = Json::array();
-    for (const auto& g : q.gpus) facts.push_back(run::gpu_json(g));
     if (!common.json) print_gpus(q);
 
     const auto root = run::proc_root();
     std::error_code ec;
     if (!std::filesystem::is_directory(root, ec))
-        return emit({run::needs_linux("Checking that the GPU is free", root, Json{{"gpus", facts}})}, common);
+        return emit({checks::gpu_clear_needs_linux("Checking that the GPU is free", root.string(), q.gpus)}, common);
 
     // The card is free only when no engine's server holds it, whichever engine.
     const int self = static_cast<int>(::getpid());
     auto live = [&] { return static_cast<int>(run::server_processes(procfs::list_processes(root), self).size()); };
     auto used = [&] { return run::read_gpu_used_mib(runner, exe); };
     run::SteadyClock clock;
-    auto res = run::wait_clear(used, live, o.wait, clock);
-    CheckResult r{"T2", res.clear ? Status::pass : Status::fail,
-                  res.clear ? res.reason : "card not clear; refusing to boot. " + res.reason,
-                  Json{{"readings", run::readings_json(res)}, {"gpus", facts}}};
-    return emit({r}, common);
+    return emit({checks::check_gpu_clear_to_boot(run::wait_clear(used, live, o.wait, clock), q.gpus)}, common);
 }
 
 const Registrar reg{Command{
@@ -74,4 +71,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::gpu_inspect_cmd

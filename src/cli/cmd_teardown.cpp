@@ -1,5 +1,6 @@
 #include "registry.hpp"
 
+#include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/parse/procfs.hpp"
 #include "inferlint/run/gpu.hpp"
 #include "inferlint/run/teardown.hpp"
@@ -12,7 +13,9 @@
 #include <set>
 #include <unistd.h>
 
-namespace inferlint::cli {
+// A namespace of its own: the unity build compiles the commands together, and every
+// command has its Opts and its reg.
+namespace inferlint::cli::teardown_cmd {
 namespace {
 
 struct Opts {
@@ -66,7 +69,8 @@ void describe(const std::vector<procfs::Proc>& procs, const std::vector<procfs::
 int teardown(const Opts& o, const Common& common) {
     const auto root = run::proc_root();
     std::error_code ec;
-    if (!std::filesystem::is_directory(root, ec)) return emit({run::needs_linux("teardown", root)}, common);
+    if (!std::filesystem::is_directory(root, ec))
+        return emit({checks::gpu_clear_needs_linux("teardown", root.string())}, common);
     const int self = static_cast<int>(::getpid());
     std::optional<EngineId> only;
     if (common.engine) only = common.engine->id;
@@ -92,11 +96,9 @@ int teardown(const Opts& o, const Common& common) {
                                   .self_pid = self},
                                  clock);
     for (const auto& line : refused) std::cerr << "inferlint: could not signal " << line << "\n";
-    Json signalled = Json::array();
+    std::vector<int> signalled;
     for (const auto& p : outcome.targets) signalled.push_back(p.pid);
-    CheckResult r{"T2", outcome.clear.clear ? Status::pass : Status::fail, outcome.clear.reason,
-                  Json{{"readings", run::readings_json(outcome.clear)}, {"signalled", signalled}}};
-    return emit({r}, common);
+    return emit({checks::check_gpu_clear_after_teardown(outcome.clear, signalled)}, common);
 }
 
 const Registrar reg{Command{
@@ -113,4 +115,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::teardown_cmd

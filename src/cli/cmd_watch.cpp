@@ -4,44 +4,19 @@
 #include "inferlint/run/watch.hpp"
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
+#include "inferlint/util/signals.hpp"
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <optional>
 
-namespace inferlint::cli {
+// A namespace of its own: the unity build compiles the commands together, and every
+// command has its Opts and its reg.
+namespace inferlint::cli::watch_cmd {
 namespace {
-
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler sets it");
-
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
-
-// SIGINT and SIGTERM end the recording cleanly while installed; the old handlers come back after.
-class StopOnSignals {
-public:
-    StopOnSignals() {
-        struct sigaction sa {};
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int_);
-        sigaction(SIGTERM, &sa, &old_term_);
-    }
-    ~StopOnSignals() {
-        sigaction(SIGINT, &old_int_, nullptr);
-        sigaction(SIGTERM, &old_term_, nullptr);
-    }
-    StopOnSignals(const StopOnSignals&) = delete;
-    StopOnSignals& operator=(const StopOnSignals&) = delete;
-
-private:
-    struct sigaction old_int_ {};
-    struct sigaction old_term_ {};
-};
 
 struct Opts {
     std::string url, out;
@@ -76,12 +51,12 @@ const Registrar reg{Command{
             std::ofstream file(o->out, std::ios::out | std::ios::trunc | std::ios::binary);
             if (!file) throw InputError(fmt::format("{}: cannot write the series file", o->out));
 
-            g_stop.store(false);
-            StopOnSignals signals;
+            // SIGINT and SIGTERM end the recording cleanly; the old handlers come back after.
+            util::SignalGuard signals({SIGINT, SIGTERM}, util::BrokenPipe::keep);
             run::WatchOptions opts{.interval_s = o->interval_s, .duration_s = o->duration_s};
             auto scrape = [](const std::string& url) { return run::default_scraper().scrape(url); };
             auto note = [](const std::string& line) { std::cerr << line << "\n"; };
-            run::WatchReport report = run::watch(o->url, file, opts, g_stop, scrape, note, served.found);
+            run::WatchReport report = run::watch(o->url, file, opts, util::signal_caught(), scrape, note, served.found);
             file.close();
             if (!file) throw InputError(fmt::format("{}: writing the series file failed (disk full?)", o->out));
             std::cout << fmt::format("{} samples -> {}\n", report.samples, o->out);
@@ -90,4 +65,4 @@ const Registrar reg{Command{
     }}};
 
 }  // namespace
-}  // namespace inferlint::cli
+}  // namespace inferlint::cli::watch_cmd

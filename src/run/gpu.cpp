@@ -51,40 +51,12 @@ std::vector<long long> read_gpu_used_mib(const CommandRunner& run, const std::st
     return used ? *used : std::vector<long long>{};
 }
 
-Json gpu_json(const GpuInfo& g) {
-    Json j = Json::object();
-    j["index"] = g.index;
-    j["name"] = g.name;
-    j["memory_total_mib"] = or_null(g.memory_total_mib);
-    j["memory_used_mib"] = or_null(g.memory_used_mib);
-    j["memory_free_mib"] = or_null(g.memory_free_mib);
-    j["driver"] = or_null(g.driver);
-    j["compute_cap"] = or_null(g.compute_cap);
-    j["family"] = or_null(g.family());
-    return j;
-}
-
 fs::path proc_root() {
     if (const char* env = std::getenv(kProcRootEnvVar); env && *env) return env;
     return "/proc";
 }
 
 bool proc_root_is_real(const fs::path& root) { return root.lexically_normal() == fs::path("/proc"); }
-
-CheckResult needs_linux(const std::string& what, const fs::path& root, Json evidence) {
-    return CheckResult{"T2", Status::unknown,
-                       fmt::format("{} needs Linux: it finds the server's processes in {}. Run it where the "
-                                   "server runs.",
-                                   what, root.string()),
-                       std::move(evidence)};
-}
-
-Json readings_json(const ClearResult& res) {
-    Json arr = Json::array();
-    for (const auto& r : res.readings)
-        arr.push_back(Json::array({r.elapsed_s, or_null(r.max_used_mib), r.live_servers}));
-    return arr;
-}
 
 std::string with_commas(long long v) {
     std::string digits = std::to_string(v < 0 ? -(v + 1) + 1ULL : static_cast<unsigned long long>(v));

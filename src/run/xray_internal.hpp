@@ -4,7 +4,9 @@
 
 #include "inferlint/core/result.hpp"
 #include "inferlint/run/xray.hpp"
+#include "inferlint/util/signals.hpp"
 
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,21 +18,17 @@ namespace inferlint::xray::detail {
 using Say = std::function<void(const std::string&)>;
 
 // The signal (SIGINT, SIGTERM, SIGHUP) caught while a run's SignalGuard is installed; 0 if none.
-int interrupt_signal();
+inline int interrupt_signal() { return util::caught_signal(); }
 inline bool interrupted() { return interrupt_signal() != 0; }
 
 // Catches SIGINT, SIGTERM and SIGHUP (they set the flag), ignores SIGPIPE (so a closed
 // stdout cannot kill the run before it stops the server), and restores the old handlers.
 class SignalGuard {
 public:
-    SignalGuard();
-    ~SignalGuard();
-    SignalGuard(const SignalGuard&) = delete;
-    SignalGuard& operator=(const SignalGuard&) = delete;
+    SignalGuard() : guard_({SIGINT, SIGTERM, SIGHUP}, util::BrokenPipe::ignore) {}
 
 private:
-    struct Saved;
-    Saved* saved_;
+    util::SignalGuard guard_;
 };
 
 // Sleeps up to s seconds, returning early once a signal has been caught.

@@ -1,6 +1,7 @@
 // The server an xray run starts: in a session of its own, so the whole server (API process
 // and engine) can be signalled at once and a terminal's Ctrl-C reaches xray, not the
 // server, which xray then stops in order.
+#include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/parse/procfs.hpp"
 #include "inferlint/run/gpu.hpp"
 #include "inferlint/util/http.hpp"
@@ -11,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -25,16 +25,9 @@ namespace inferlint::xray::detail {
 
 namespace {
 
-std::atomic<int> g_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler sets it");
-
-extern "C" void on_interrupt(int sig) { g_signal.store(sig); }
-
-constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP};
-
 constexpr std::string_view kReadyMarker = "Application startup complete";
 
-double now_s() {
+double steady_now_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -94,35 +87,10 @@ std::vector<int> numeric_dirs(const fs::path& root) {
 
 }  // namespace
 
-int interrupt_signal() { return g_signal.load(); }
-
-struct SignalGuard::Saved {
-    struct sigaction old[std::size(kCaught)];
-    struct sigaction old_pipe;
-};
-
-SignalGuard::SignalGuard() : saved_(new Saved{}) {
-    g_signal.store(0);
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    for (std::size_t i = 0; i < std::size(kCaught); ++i) sigaction(kCaught[i], &sa, &saved_->old[i]);
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGPIPE, &ign, &saved_->old_pipe);
-}
-
-SignalGuard::~SignalGuard() {
-    for (std::size_t i = 0; i < std::size(kCaught); ++i) sigaction(kCaught[i], &saved_->old[i], nullptr);
-    sigaction(SIGPIPE, &saved_->old_pipe, nullptr);
-    delete saved_;
-}
-
 void nap(double s) {
-    const double until = now_s() + s;
+    const double until = steady_now_s() + s;
     while (!interrupted()) {
-        double left = until - now_s();
+        double left = until - steady_now_s();
         if (left <= 0) return;
         std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.02)));
     }
@@ -158,9 +126,7 @@ CheckResult gpu_free(const Machine& machine, const Timings& t) {
     run::SteadyClock clock;
     auto res = run::wait_clear(machine.read_used, live,
                                {.interval_s = t.clear_interval_s, .timeout_s = t.gpu_gate_timeout_s}, clock);
-    return {"T2", res.clear ? Status::pass : Status::fail,
-            res.clear ? res.reason : "card not clear; refusing to start a server. " + res.reason,
-            Json{{"readings", run::readings_json(res)}}};
+    return checks::check_gpu_clear_to_start_server(res);
 }
 
 Server::Server(const std::vector<std::string>& argv, const fs::path& log) {
@@ -238,7 +204,7 @@ void Server::send(int sig) {
 
 Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, double timeout_s, const Timings& t,
                                 const Say& say) {
-    const double t0 = now_s();
+    const double t0 = steady_now_s();
     double next_progress = t0 + t.ready_progress_s;
     std::uintmax_t offset = 0;
     std::string tail;  // the end of what was read, so a marker split across reads is found
@@ -259,7 +225,7 @@ Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, dou
             }
         }
         if (marker && healthy(url, 5.0)) return {Ready::ready, ""};
-        const double now = now_s();
+        const double now = steady_now_s();
         if (now - t0 >= timeout_s)
             return {Ready::timed_out, fmt::format("the server was not ready after {:g} s", timeout_s)};
         if (now >= next_progress) {
@@ -272,23 +238,23 @@ Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, dou
 
 CheckResult Server::stop(const Machine& machine, const Timings& t) {
     stopped_ = true;
-    Json left = Json::array();
+    std::vector<int> left;
     if (started()) {
         send(SIGTERM);
-        const double deadline = now_s() + t.stop_grace_s;
+        const double deadline = steady_now_s() + t.stop_grace_s;
         for (;;) {
             exit_status();
             scan();
             if (exit_ && alive().empty()) break;
-            if (now_s() >= deadline) break;
+            if (steady_now_s() >= deadline) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         auto survivors = alive();
         if (!survivors.empty() || !exit_) {
-            for (int pid : survivors) left.push_back(pid);
+            left = survivors;
             send(SIGKILL);
-            const double kill_deadline = now_s() + 10.0;
-            while ((!exit_status() || !alive().empty()) && now_s() < kill_deadline)
+            const double kill_deadline = steady_now_s() + 10.0;
+            while ((!exit_status() || !alive().empty()) && steady_now_s() < kill_deadline)
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
     }
@@ -302,8 +268,7 @@ CheckResult Server::stop(const Machine& machine, const Timings& t) {
     run::SteadyClock clock;
     auto res = run::wait_clear(machine.read_used, live,
                                {.interval_s = t.clear_interval_s, .timeout_s = t.clear_timeout_s}, clock);
-    return {"T2", res.clear ? Status::pass : Status::fail, res.reason,
-            Json{{"readings", run::readings_json(res)}, {"left_after_the_server_stopped", left}}};
+    return checks::check_gpu_clear_after_stop(res, left);
 }
 
 }  // namespace inferlint::xray::detail

@@ -2,6 +2,8 @@
 
 #include "inferlint/util/subprocess.hpp"
 
+#include "spawn.hpp"
+
 #include <fmt/format.h>
 
 #include <arpa/inet.h>
@@ -22,37 +24,10 @@ namespace inferlint::util {
 
 namespace {
 
-void close_quietly(int& fd) {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-}
-
 int status_of(int status) {
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return 1;
-}
-
-// In the child, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const char* exe, char* const* argv, char* const* envp, ProcessGroup group, int in_fd,
-                             int out_fd, int report_fd) {
-    if (group == ProcessGroup::new_session) ::setsid();
-    if (group == ProcessGroup::own_group) ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // The parent may ignore SIGPIPE; a child that writes to a closed pipe should die of it.
-    ::signal(SIGPIPE, SIG_DFL);
-    if (in_fd >= 0) ::dup2(in_fd, 0);
-    if (out_fd >= 0) {
-        ::dup2(out_fd, 1);
-        ::dup2(out_fd, 2);
-    }
-    ::execve(exe, argv, envp);
-    int err = errno;
-    ssize_t n = ::write(report_fd, &err, sizeof err);
-    (void)n;
-    ::_exit(127);
 }
 
 }  // namespace
@@ -68,10 +43,6 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
         res.error = fmt::format("{}: not found on PATH", argv[0]);
         return res;
     }
-    // Everything the child needs is made before fork.
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
     std::vector<std::string> env;
     for (char** e = environ; e && *e; ++e) {
         std::string_view entry(*e);
@@ -81,17 +52,12 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
         if (!replaced) env.emplace_back(entry);
     }
     env.insert(env.end(), options.extra_env.begin(), options.extra_env.end());
-    std::vector<char*> cenv;
-    for (auto& e : env) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
 
     int in_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out_fd = -1;
     int pipe_fds[2] = {-1, -1};
-    int report[2] = {-1, -1};  // carries errno when exec fails; a successful exec closes it
     auto fail = [&](const std::string& why) {
-        close_quietly(in_fd), close_quietly(out_fd), close_quietly(pipe_fds[0]), close_quietly(pipe_fds[1]);
-        close_quietly(report[0]), close_quietly(report[1]);
+        close_fd(in_fd), close_fd(out_fd), close_fd(pipe_fds[0]), close_fd(pipe_fds[1]);
         res.error = why;
         return res;
     };
@@ -103,30 +69,21 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
         out_fd = pipe_fds[1];
         pipe_fds[1] = -1;
     }
-    if (::pipe2(report, O_CLOEXEC) != 0) return fail(fmt::format("cannot make a pipe ({})", std::strerror(errno)));
 
-    const pid_t pid = ::fork();
-    if (pid < 0) return fail(fmt::format("{}: fork failed ({})", argv[0], std::strerror(errno)));
-    if (pid == 0) exec_child(exe.c_str(), cargv.data(), cenv.data(), options.group, in_fd, out_fd, report[1]);
-
-    close_quietly(report[1]);
-    close_quietly(in_fd);
-    close_quietly(out_fd);
-    int err = 0;
-    ssize_t n;
-    do {
-        n = ::read(report[0], &err, sizeof err);
-    } while (n < 0 && errno == EINTR);
-    close_quietly(report[0]);
-    if (n == static_cast<ssize_t>(sizeof err)) {
-        int status = 0;
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        close_quietly(pipe_fds[0]);
-        res.error = fmt::format("{}: cannot run it ({})", argv[0], std::strerror(err));
-        return res;
+    const Forked child = fork_exec(exe, argv,
+                                   {.group = options.group,
+                                    .fds = {.in = in_fd, .out = out_fd, .err = out_fd},
+                                    .signals = ChildSignals::reset,
+                                    .env = &env});
+    close_fd(in_fd);
+    close_fd(out_fd);
+    switch (child.failed) {
+    case Forked::Failed::none: break;
+    case Forked::Failed::pipe: return fail(fmt::format("cannot make a pipe ({})", std::strerror(child.error)));
+    case Forked::Failed::fork: return fail(fmt::format("{}: fork failed ({})", argv[0], std::strerror(child.error)));
+    case Forked::Failed::exec: return fail(fmt::format("{}: cannot run it ({})", argv[0], std::strerror(child.error)));
     }
-    res.pid = pid;
+    res.pid = child.pid;
     res.output_fd = pipe_fds[0];
     return res;
 }

@@ -1,5 +1,7 @@
 #include "inferlint/util/subprocess.hpp"
 
+#include "spawn.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -19,23 +21,6 @@ bool is_executable_file(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
-
-namespace {
-
-void close_quietly(int& fd) {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-}
-
-// Reaps the child, retrying on EINTR.
-int wait_child(pid_t pid) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return status;
-}
-
-}  // namespace
 
 std::string find_program(const std::string& name) {
     if (name.empty()) return {};
@@ -65,50 +50,28 @@ CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s
         res.why = fmt::format("{}: not found on PATH", argv[0]);
         return res;
     }
-    // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-
     int out_pipe[2] = {-1, -1};
-    int err_pipe[2] = {-1, -1};  // carries errno when exec fails; closed by a successful exec
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
         res.why = fmt::format("{}: cannot make a pipe ({})", argv[0], std::strerror(errno));
-        close_quietly(out_pipe[0]), close_quietly(out_pipe[1]);
         return res;
     }
-    pid_t pid = ::fork();
-    if (pid < 0) {
-        res.why = fmt::format("{}: cannot fork ({})", argv[0], std::strerror(errno));
-        for (int* fd : {&out_pipe[0], &out_pipe[1], &err_pipe[0], &err_pipe[1]}) close_quietly(*fd);
+    // stdin and stderr from and to /dev/null; left as they are if it cannot be opened.
+    int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    const Forked child =
+        fork_exec(exe, argv, {.fds = {.in = devnull, .out = out_pipe[1], .err = devnull}});
+    close_fd(devnull);
+    close_fd(out_pipe[1]);
+    if (child.failed != Forked::Failed::none) {
+        close_fd(out_pipe[0]);
+        if (child.failed == Forked::Failed::pipe)
+            res.why = fmt::format("{}: cannot make a pipe ({})", argv[0], std::strerror(child.error));
+        else if (child.failed == Forked::Failed::fork)
+            res.why = fmt::format("{}: cannot fork ({})", argv[0], std::strerror(child.error));
+        else
+            res.why = fmt::format("{}: cannot run ({})", exe, std::strerror(child.error));
         return res;
     }
-    if (pid == 0) {
-        int devnull = ::open("/dev/null", O_RDWR);
-        if (devnull >= 0) {
-            ::dup2(devnull, STDIN_FILENO);
-            ::dup2(devnull, STDERR_FILENO);
-        }
-        ::dup2(out_pipe[1], STDOUT_FILENO);
-        ::execv(exe.c_str(), cargv.data());
-        int e = errno;
-        [[maybe_unused]] auto n = ::write(err_pipe[1], &e, sizeof e);
-        ::_exit(127);
-    }
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-
-    int exec_errno = 0;
-    ssize_t got = 0;
-    while ((got = ::read(err_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-    }
-    ::close(err_pipe[0]);
-    if (got == static_cast<ssize_t>(sizeof exec_errno)) {
-        ::close(out_pipe[0]);
-        wait_child(pid);
-        res.why = fmt::format("{}: cannot run ({})", exe, std::strerror(exec_errno));
-        return res;
-    }
+    const pid_t pid = child.pid;
 
     using Clock = std::chrono::steady_clock;
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -149,7 +112,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s
     }
     if (timed_out) {
         ::kill(pid, SIGKILL);
-        wait_child(pid);
+        reap(pid);
     }
     if (timed_out) {
         res.outcome = CommandOutput::Outcome::timed_out;

@@ -1,8 +1,8 @@
 // The GPUs as nvidia-smi reports them, and the pieces gpu-inspect and teardown share:
-// reading GPU memory, finding /proc, and the T2 evidence.
+// reading GPU memory and finding /proc. The T2 verdicts are checks/t02_gpu_clear.hpp's.
 #pragma once
 
-#include "inferlint/core/result.hpp"
+#include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/parse/nvidia_smi.hpp"
 #include "inferlint/run/teardown.hpp"
 #include "inferlint/util/subprocess.hpp"
@@ -38,19 +38,13 @@ GpuQuery read_gpus(const CommandRunner& run, const std::string& exe);
 std::vector<long long> read_gpu_used_mib(const CommandRunner& run, const std::string& exe);
 
 // {index, name, memory_total_mib, memory_used_mib, memory_free_mib, driver, compute_cap, family}
-Json gpu_json(const GpuInfo& g);
+using checks::gpu_json;
 
 // The process table's root: $INFERLINT_PROC_ROOT (tests point it at a synthetic tree),
 // else /proc. Teardown signals only when it is the real /proc.
 inline constexpr const char* kProcRootEnvVar = "INFERLINT_PROC_ROOT";
 std::filesystem::path proc_root();
 bool proc_root_is_real(const std::filesystem::path& root);
-
-// T2 unknown: finding server processes needs a /proc (Linux or WSL).
-CheckResult needs_linux(const std::string& what, const std::filesystem::path& root, Json evidence = Json::object());
-
-// [[elapsed_s, max MiB used or null, live server processes], ...]
-Json readings_json(const ClearResult& res);
 
 // "24,564": thousands separated by commas.
 std::string with_commas(long long v);

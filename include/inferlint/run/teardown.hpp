@@ -7,6 +7,7 @@
 // never touched, and the card counts as free only after consecutive clear readings.
 #pragma once
 
+#include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/core/engines.hpp"
 #include "inferlint/parse/procfs.hpp"
 
@@ -54,17 +55,9 @@ public:
     void sleep_s(double s) override;
 };
 
-struct Reading {
-    double elapsed_s = 0;
-    std::optional<long long> max_used_mib;  // nullopt: GPU memory could not be read
-    int live_servers = 0;
-};
-
-struct ClearResult {
-    bool clear = false;
-    std::vector<Reading> readings;
-    std::string reason;
-};
+// What wait_clear found: T2's input (checks/t02_gpu_clear.hpp builds the verdict from it).
+using Reading = checks::ClearReading;
+using ClearResult = checks::ClearResult;
 
 // MiB used per GPU; empty when nvidia-smi is missing, failed or printed junk.
 using UsedReader = std::function<std::vector<long long>()>;
