@@ -42,7 +42,7 @@ Lines piece_lines(std::string_view text, const std::vector<std::size_t>& cuts) {
     return out;
 }
 
-std::filesystem::path temp_file(const std::string& name, std::string_view text) {
+std::filesystem::path stream_test_file(const std::string& name, std::string_view text) {
     auto p = testsupport::scratch_dir("stream") / name;
     util::write_file(p, text);
     return p;
@@ -133,7 +133,7 @@ TEST_CASE("scan_boot_log_file: a log longer than its buffer, cut inside a line a
     // A 2.5 MiB line (longer than the buffer), then the whole log again: a second start.
     text += "Setting attention block size to " + std::string(5 << 19, '7') + " tokens\n";
     text += one;
-    auto p = temp_file("long.log", text);
+    auto p = stream_test_file("long.log", text);
     same_as_whole(p);
     auto scan = parse::scan_boot_log_file(p, nullptr);
     REQUIRE(scan);
@@ -157,7 +157,7 @@ TEST_CASE("scan_boot_log_file: the engine is asked about once, and a no stops th
     CHECK(asked == 1);
     REQUIRE(seen);
     CHECK(seen->key == "vllm");
-    auto plain = temp_file("plain.log", "Available KV cache memory: 2.5 GiB\n");
+    auto plain = stream_test_file("plain.log", "Available KV cache memory: 2.5 GiB\n");
     auto named = parse::scan_boot_log_file(plain, &sglang());
     std::filesystem::remove_all(plain.parent_path());
     REQUIRE(named);
@@ -184,7 +184,7 @@ TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[boo
     { std::ofstream(dir / "junk.log", std::ios::binary) << std::string("\x7f" "ELF\0\0\1\2", 8); }
     CHECK(message(dir / "junk.log") == (dir / "junk.log").string() + ": not a text log (binary data)");
     // Cut off mid-line: the last line still counts.
-    auto cut_log = temp_file("cut.log", "Available KV cache memory: 2.5");
+    auto cut_log = stream_test_file("cut.log", "Available KV cache memory: 2.5");
     auto cut = parse::scan_boot_log_file(cut_log, nullptr);
     std::filesystem::remove_all(cut_log.parent_path());
     REQUIRE(cut);
