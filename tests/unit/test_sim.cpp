@@ -200,6 +200,7 @@ TEST_CASE("ground truth: preemptions, peak running, tokens and usable blocks", "
     recorder.join();
     Snapshot after = scraper.scrape(s.url());
     Json truth = s.state();
+    INFO(util::read_file(s.dir / "load.log", util::AllowEmpty::yes));  // why a request failed, if one did
 
     CHECK(result["completed"] == 16);
     CHECK(result["failed"] == 0);
