@@ -2,6 +2,8 @@
 // built binary as a user would.
 #pragma once
 
+#include "inferlint/core/tripwire_id.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +18,11 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+
+namespace inferlint {
+// Test messages (INFO, CHECK) show a tripwire by its code.
+inline std::ostream& operator<<(std::ostream& os, TripwireId id) { return os << code(id); }
+}  // namespace inferlint
 
 namespace testsupport {
 

@@ -27,13 +27,13 @@ const Engine& RunEvidence::series_engine() const {
 
 const parse::BootFacts* RunEvidence::first_facts() const { return boots.empty() ? nullptr : &boots.front().facts; }
 
-const CheckResult* RunVerdicts::result(std::string_view tripwire) const {
+const CheckResult* RunVerdicts::result(TripwireId tripwire) const {
     for (const auto& r : results)
         if (r.tripwire == tripwire) return &r;
     return nullptr;
 }
 
-std::vector<CheckResult> RunVerdicts::only(std::initializer_list<std::string_view> tripwires) const {
+std::vector<CheckResult> RunVerdicts::only(std::initializer_list<TripwireId> tripwires) const {
     std::vector<CheckResult> out;
     for (const auto& r : results)
         if (std::find(tripwires.begin(), tripwires.end(), r.tripwire) != tripwires.end()) out.push_back(r);
@@ -94,7 +94,7 @@ RunVerdicts check_load(const RunEvidence& ev) {
     }
     if (!series) return out;
     const Engine& engine = ev.series_engine();
-    if (auto na = does_not_apply("T14", engine)) {
+    if (auto na = does_not_apply(TripwireId::T14, engine)) {
         out.results.push_back(std::move(*na));
     } else if (ev.after && !engine_of({&*ev.after}).metrics.cache_info.empty()) {
         NullBlockFinding t14 = null_block(series->stats, *ev.after);
@@ -118,7 +118,7 @@ RunVerdicts check_run(const RunEvidence& ev) {
     out.results = check_boots(ev.boots, ev.unparsed);
     // The last live result per tripwire (the teardown's T2, not the start-of-run gate's),
     // in the order each first appeared; none the logs already gave.
-    std::vector<std::string> order;
+    std::vector<TripwireId> order;
     for (const auto& r : ev.live)
         if (std::find(order.begin(), order.end(), r.tripwire) == order.end()) order.push_back(r.tripwire);
     for (const auto& t : order) {

@@ -25,18 +25,18 @@ CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
         ev["served_in_log"] = served;
         if (logged) {
             ev["preemptions"] = logged;
-            return {"T1", Status::fail,
+            return {TripwireId::T1, Status::fail,
                     fmt::format("{} request{} paused for recompute during the run, from the server log ({} "
                                 "counts none)",
                                 logged, plural(logged), engine.name),
                     ev};
         }
         ev["preemptions"] = 0;
-        return {"T1", Status::pass,
+        return {TripwireId::T1, Status::pass,
                 fmt::format("no pause in the server log, which covers {} answered requests", served), ev};
     }
     if (p.paused_readings == 0) {
-        return {"T1", Status::unknown,
+        return {TripwireId::T1, Status::unknown,
                 fmt::format("{} counts no {}s; it logs each one, so the server log saved until after the run "
                             "is needed to count them",
                             engine.name, engine.preemption),
@@ -48,7 +48,7 @@ CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
     ev["readings_with_paused"] = busy;
     ev["paused_max"] = max_seen;
     if (busy) {
-        return {"T1", Status::fail,
+        return {TripwireId::T1, Status::fail,
                 fmt::format("requests were paused for recompute in {} of {} readings, up to {:g} at once ({} "
                             "counts no pauses, so the number is unknown)",
                             busy, seen, max_seen, engine.name),
@@ -56,13 +56,13 @@ CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
     }
     if (p.scheduler_policy && *p.scheduler_policy == "GUARANTEED_NO_EVICT") {
         ev["capacity_scheduler_policy"] = *p.scheduler_policy;
-        return {"T1", Status::pass,
+        return {TripwireId::T1, Status::pass,
                 fmt::format("no paused request in {} readings, and the scheduler policy ({}) admits a request "
                             "only when its whole output fits",
                             seen, *p.scheduler_policy),
                 ev};
     }
-    return {"T1", Status::unknown,
+    return {TripwireId::T1, Status::unknown,
             fmt::format("no paused request in {} readings; {} counts no pauses, so one between readings cannot "
                         "be ruled out without the server log saved until after the run",
                         seen, engine.name),
@@ -83,23 +83,23 @@ CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, c
         Json ev = Json::object();
         ev["restarted"] = true;
         ev.update(e.evidence);
-        return {"T1", Status::fail, e.what(), ev};
+        return {TripwireId::T1, Status::fail, e.what(), ev};
     }
     Json ev = Json::object();
     ev["engine"] = engine.key;
     ev["series"] = name;
     if (!n) {
-        return {"T1", Status::unknown,
+        return {TripwireId::T1, Status::unknown,
                 fmt::format("{} absent from a snapshot; {} cannot be ruled out", name, word), ev};
     }
     if (*n > 0) {
         std::string msg = fmt::format("{:g} {}{} during the run", *n, word, *n == 1 ? "" : "s");
         if (engine.logs_preemptions) msg += fmt::format(" ({} logs a warning for each)", engine.name);
         ev["preemptions"] = *n;
-        return {"T1", Status::fail, msg, ev};
+        return {TripwireId::T1, Status::fail, msg, ev};
     }
     ev["preemptions"] = 0;
-    return {"T1", Status::pass, fmt::format("no {}s", word), ev};
+    return {TripwireId::T1, Status::pass, fmt::format("no {}s", word), ev};
 }
 
 }  // namespace inferlint::checks

@@ -8,14 +8,14 @@ namespace {
 
 // Before a server starts: a card that is not clear is a refusal, said with what it refuses.
 CheckResult clear_to_go(const ClearResult& wait, std::string_view refusing, Json evidence) {
-    return {"T2", wait.clear ? Status::pass : Status::fail,
+    return {TripwireId::T2, wait.clear ? Status::pass : Status::fail,
             wait.clear ? wait.reason : fmt::format("card not clear; refusing to {}. {}", refusing, wait.reason),
             std::move(evidence)};
 }
 
 // After servers were stopped: the wait's reason is the message either way.
 CheckResult clear_after(const ClearResult& wait, Json evidence) {
-    return {"T2", wait.clear ? Status::pass : Status::fail, wait.reason, std::move(evidence)};
+    return {TripwireId::T2, wait.clear ? Status::pass : Status::fail, wait.reason, std::move(evidence)};
 }
 
 Json gpus_json(const std::vector<nvidia_smi::GpuInfo>& gpus) {
@@ -80,7 +80,7 @@ CheckResult check_gpu_clear_after_stop(const ClearResult& wait, const std::vecto
 }
 
 CheckResult gpu_clear_needs_linux(std::string_view what, std::string_view proc_root) {
-    return {"T2", Status::unknown,
+    return {TripwireId::T2, Status::unknown,
             fmt::format("{} needs Linux: it finds the server's processes in {}. Run it where the server runs.", what,
                         proc_root),
             Json::object()};

@@ -66,18 +66,18 @@ std::vector<CheckResult> check_same_pool(const std::vector<parse::BootFacts>& fa
         if (!missing.empty()) {
             std::string names;
             for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
-            out.push_back({"T4", Status::unknown, "no KV pool line in: " + names, std::move(ev)});
+            out.push_back({TripwireId::T4, Status::unknown, "no KV pool line in: " + names, std::move(ev)});
             continue;
         }
         long long lo = *distinct.begin(), hi = *distinct.rbegin();
         if (distinct.size() == 1) {
-            out.push_back({"T4", Status::pass, fmt::format("same flags, same pool ({} tokens): {}", text::with_commas(lo), label),
+            out.push_back({TripwireId::T4, Status::pass, fmt::format("same flags, same pool ({} tokens): {}", text::with_commas(lo), label),
                            std::move(ev)});
             continue;
         }
         ev["levels"] = std::vector<long long>(distinct.begin(), distinct.end());
         double apart_pct = 100.0 * static_cast<double>(hi - lo) / static_cast<double>(lo);
-        out.push_back({"T4", Status::warn,
+        out.push_back({TripwireId::T4, Status::warn,
                        fmt::format("same flags, {} different pools: {} to {} tokens ({:.2f}% apart) across {}; "
                                    "compare results only within one pool",
                                    distinct.size(), text::with_commas(lo), text::with_commas(hi), apart_pct, label),

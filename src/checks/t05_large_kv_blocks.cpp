@@ -15,13 +15,13 @@ CheckResult check_block_size(const parse::BootFacts& facts, long long default_bl
     Json requested = args.contains("block_size") ? args["block_size"] : Json(default_block);
     if (!bs && facts.page_size) {
         long long p = *facts.page_size;
-        return {"T5", Status::pass, fmt::format("page size {} token{}, as set", p, p != 1 ? "s" : ""),
+        return {TripwireId::T5, Status::pass, fmt::format("page size {} token{}, as set", p, p != 1 ? "s" : ""),
                 Json{{"page_size", p}}};
     }
     if (!bs) {
         if (!facts.ready)
-            return {"T5", Status::unknown, "boot did not get far enough to size blocks", Json::object()};
-        return {"T5", Status::pass, "no block-size override printed", Json{{"block_size", requested}}};
+            return {TripwireId::T5, Status::unknown, "boot did not get far enough to size blocks", Json::object()};
+        return {TripwireId::T5, Status::pass, "no block-size override printed", Json{{"block_size", requested}}};
     }
     Json ev{{"block_size", *bs},
             {"requested", args.contains("block_size") ? args["block_size"] : Json(nullptr)},
@@ -29,8 +29,8 @@ CheckResult check_block_size(const parse::BootFacts& facts, long long default_bl
     if (facts.kv_pool_tokens && *facts.kv_pool_tokens != 0)
         ev["pool_blocks"] = static_cast<double>(*facts.kv_pool_tokens) / static_cast<double>(*bs);
     bool as_requested = requested.is_number() && requested.get<double>() == static_cast<double>(*bs);
-    if (as_requested) return {"T5", Status::pass, fmt::format("block size {}", *bs), std::move(ev)};
-    return {"T5", Status::warn,
+    if (as_requested) return {TripwireId::T5, Status::pass, fmt::format("block size {}", *bs), std::move(ev)};
+    return {TripwireId::T5, Status::warn,
             fmt::format("attention block size forced to {} tokens (requested {}); each request's KV is "
                         "allocated in {}-token units",
                         *bs, parse::py_str(requested), *bs),

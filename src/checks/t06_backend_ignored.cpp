@@ -19,7 +19,7 @@ std::string joined(const std::set<std::string>& items) {
 
 CheckResult check_backend_honoured(const parse::BootFacts& facts) {
     if (!facts.config_args())
-        return {"T6", Status::unknown, "no arguments line in the log; cannot tell what was requested", Json::object()};
+        return {TripwireId::T6, Status::unknown, "no arguments line in the log; cannot tell what was requested", Json::object()};
     const std::string& server = by_key(facts.engine.value_or("")).name;
     std::string flag = facts.engine == "trtllm" ? "attn_backend" : "--attention-backend";
     Json ev{{"requested", or_null(facts.requested_backend)},
@@ -34,26 +34,26 @@ CheckResult check_backend_honoured(const parse::BootFacts& facts) {
             "ignored",
             flag, server, chosen.empty() ? "one" : chosen);
         if (facts.speculative == false) msg += "; there was no draft model either";
-        return {"T6", Status::pass, msg, std::move(ev)};
+        return {TripwireId::T6, Status::pass, msg, std::move(ev)};
     }
     const std::string& req = *facts.requested_backend;
     if (facts.selected_backends.empty() && facts.drafter_backends.empty())
-        return {"T6", Status::unknown, "no backend selection line in the log", std::move(ev)};
+        return {TripwireId::T6, Status::unknown, "no backend selection line in the log", std::move(ev)};
     std::set<std::string> off_target, off_drafter;
     for (const auto& b : facts.selected_backends)
         if (b != req) off_target.insert(b);
     for (const auto& b : facts.drafter_backends)
         if (b != req) off_drafter.insert(b);
     if (!off_target.empty())
-        return {"T6", Status::fail, fmt::format("{} was requested, but the main model used {}", req, joined(off_target)),
+        return {TripwireId::T6, Status::fail, fmt::format("{} was requested, but the main model used {}", req, joined(off_target)),
                 std::move(ev)};
     if (!off_drafter.empty())
-        return {"T6", Status::fail,
+        return {TripwireId::T6, Status::fail,
                 fmt::format("{} was requested and the main model uses it, but the draft model (speculative "
                             "decoding) picked {}",
                             req, joined(off_drafter)),
                 std::move(ev)};
-    return {"T6", Status::pass, fmt::format("{} was requested and used", req), std::move(ev)};
+    return {TripwireId::T6, Status::pass, fmt::format("{} was requested and used", req), std::move(ev)};
 }
 
 }  // namespace inferlint::checks

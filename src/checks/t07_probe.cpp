@@ -18,14 +18,14 @@ Json ProbeReply::to_json() const {
 
 CheckResult probe_verdict(const ProbeRecord& r) {
     if (r.model.empty())
-        return CheckResult{"T7", Status::fail, fmt::format("cannot list models: {}", r.list_error), Json::object()};
+        return CheckResult{TripwireId::T7, Status::fail, fmt::format("cannot list models: {}", r.list_error), Json::object()};
     Json ev = Json::object();
     ev["model"] = r.model;
     if (!r.first || !r.first->ok) {
         ev["first"] = r.first ? r.first->to_json() : Json(nullptr);
         ev["alive_after"] = r.alive_after.value_or(false);
         std::string why = r.first ? r.first->error : "not sent";
-        return CheckResult{"T7", Status::fail, fmt::format("first request failed: {}", why), ev};
+        return CheckResult{TripwireId::T7, Status::fail, fmt::format("first request failed: {}", why), ev};
     }
     ev["first"] = r.first->to_json();
     auto failed = std::count_if(r.burst.begin(), r.burst.end(), [](const ProbeReply& x) { return !x.ok; });
@@ -42,9 +42,9 @@ CheckResult probe_verdict(const ProbeRecord& r) {
     const bool alive = r.alive_after.value_or(false);
     ev["alive_after"] = alive;
     if (failed > 0)
-        return CheckResult{"T7", Status::fail, fmt::format("{}/{} burst requests failed", failed, r.concurrency), ev};
-    if (!alive) return CheckResult{"T7", Status::fail, "server died after burst", ev};
-    return CheckResult{"T7", Status::pass,
+        return CheckResult{TripwireId::T7, Status::fail, fmt::format("{}/{} burst requests failed", failed, r.concurrency), ev};
+    if (!alive) return CheckResult{TripwireId::T7, Status::fail, "server died after burst", ev};
+    return CheckResult{TripwireId::T7, Status::pass,
                        fmt::format("1 + {} concurrent requests served, server alive", r.concurrency), ev};
 }
 

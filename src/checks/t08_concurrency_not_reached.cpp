@@ -63,13 +63,13 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
     if (!peak) {
         std::string msg = "series has no num_requests_running samples";
         if (!engine.gauges_hint.empty()) msg += "; " + engine.gauges_hint;
-        return {"T8", Status::unknown, msg, ev};
+        return {TripwireId::T8, Status::unknown, msg, ev};
     }
     if (engine.gauges_lag) ev["gauges_lag"] = true;
     if (*peak >= static_cast<double>(requested))
-        return {"T8", Status::pass, fmt::format("reached {:g} running (requested {})", *peak, requested), ev};
+        return {TripwireId::T8, Status::pass, fmt::format("reached {:g} running (requested {})", *peak, requested), ev};
     if (engine.gauges_lag) {
-        return {"T8", Status::unknown,
+        return {TripwireId::T8, Status::unknown,
                 fmt::format("requested {} concurrent, the recording never showed more than {:g}; {} updates the "
                             "gauge only when a request completes, so more may have run between readings",
                             requested, *peak, engine.name),
@@ -86,7 +86,7 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
         ev["running_cap"] = cap->first;
         if (*peak >= static_cast<double>(cap->first) && cap->first < requested) msg += "; " + cap->second;
     }
-    return {"T8", Status::fail, msg, ev};
+    return {TripwireId::T8, Status::fail, msg, ev};
 }
 
 }  // namespace inferlint::checks

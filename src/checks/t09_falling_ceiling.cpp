@@ -45,7 +45,7 @@ CheckResult concurrency_ceiling(const SeriesStats& stats, const Engine& engine,
     if (stats.busy_samples == 0 || !stats.fullest) {
         std::string msg = "no sample with requests running and KV in use";
         if (!engine.gauges_hint.empty() && !stats.any_running) msg += "; " + engine.gauges_hint;
-        return {"T9", Status::unknown, msg};
+        return {TripwireId::T9, Status::unknown, msg};
     }
     const auto& busy = stats.busy();
     bool any_full = std::any_of(busy.begin(), busy.end(), [&](const auto& r) { return r.kv_usage >= saturated; });
@@ -87,14 +87,14 @@ CheckResult concurrency_ceiling(const SeriesStats& stats, const Engine& engine,
         std::string msg = fmt::format("one request holds {} of {}; ceiling = floor(1/share) = {} on every {} sample",
                                       held, pool, lo, basis);
         msg += lag_note(engine, samples, ev);
-        return {"T9", Status::pass, msg, ev};
+        return {TripwireId::T9, Status::pass, msg, ev};
     }
     std::string msg = fmt::format(
         "ceiling moved between {} and {} as requests grew (one request held {} to {} of {}); concurrency was "
         "not a constant of this run",
         lo, hi, percent(share_lo), percent(share_hi), pool);
     msg += lag_note(engine, samples, ev);
-    return {"T9", Status::warn, msg, ev};
+    return {TripwireId::T9, Status::warn, msg, ev};
 }
 
 }  // namespace inferlint::checks

@@ -17,11 +17,11 @@ CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const st
         tokens = counter_delta(before, after, counter);
         span = span_s(before, after);
     } catch (const std::runtime_error& e) {  // ServerRestarted, or clocks that cannot give a span
-        return {"T10", Status::unknown, e.what(), Json::object()};
+        return {TripwireId::T10, Status::unknown, e.what(), Json::object()};
     }
-    if (!tokens) return {"T10", Status::unknown, fmt::format("{} absent from a snapshot", counter), Json::object()};
+    if (!tokens) return {TripwireId::T10, Status::unknown, fmt::format("{} absent from a snapshot", counter), Json::object()};
     if (span.seconds <= 0)
-        return {"T10", Status::unknown, fmt::format("non-positive span {:.3f}s", span.seconds), Json::object()};
+        return {TripwireId::T10, Status::unknown, fmt::format("non-positive span {:.3f}s", span.seconds), Json::object()};
     // What `date +%s` taken at the same moments would have measured.
     long long int_span = 0;
     if (std::isfinite(after.t_wall) && std::isfinite(before.t_wall))
@@ -38,7 +38,7 @@ CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const st
         ev["integer_second_rate_per_s"] = naive;
         ev["integer_second_error"] = naive / rate - 1;
     }
-    return {"T10", Status::pass, fmt::format("{:.2f} tokens/s over {:.3f}s", rate, span.seconds), ev};
+    return {TripwireId::T10, Status::pass, fmt::format("{:.2f} tokens/s over {:.3f}s", rate, span.seconds), ev};
 }
 
 CheckResult with_timer_comparison(CheckResult r) {

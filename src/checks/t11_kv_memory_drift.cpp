@@ -66,11 +66,11 @@ std::vector<CheckResult> check_kv_memory_stable(const std::vector<parse::BootFac
             else missing = true;
         }
         if (missing) {
-            out.push_back({"T11", Status::unknown, "a boot log lacks 'Available KV cache memory'", std::move(ev)});
+            out.push_back({TripwireId::T11, Status::unknown, "a boot log lacks 'Available KV cache memory'", std::move(ev)});
             continue;
         }
         if (vals.size() == 1) {
-            out.push_back({"T11", Status::pass,
+            out.push_back({TripwireId::T11, Status::pass,
                            fmt::format("same flags, {} GiB for KV cache on every boot", parse::py_float_repr(*vals.begin())),
                            std::move(ev)});
             continue;
@@ -78,7 +78,7 @@ std::vector<CheckResult> check_kv_memory_stable(const std::vector<parse::BootFac
         ev["consumed_gib"] = per_start(g, [](const parse::BootFacts& f) { return f.consumed_gib; });
         ev["peak_activation_gib"] = per_start(g, [](const parse::BootFacts& f) { return f.peak_activation_gib; });
         ev["compiled_fresh"] = per_start(g, [](const parse::BootFacts& f) { return f.compiled_fresh; });
-        out.push_back({"T11", Status::warn,
+        out.push_back({TripwireId::T11, Status::warn,
                        fmt::format("same flags, KV cache memory varied: {} to {} GiB", parse::py_float_repr(*vals.begin()),
                                    parse::py_float_repr(*vals.rbegin())) +
                            memory_split_note(g),

@@ -7,9 +7,9 @@
 namespace inferlint::checks {
 
 CheckResult check_boot_failure(const std::optional<parse::Failure>& failure) {
-    if (!failure) return {"T12", Status::pass, "no failure in log", Json::object()};
+    if (!failure) return {TripwireId::T12, Status::pass, "no failure in log", Json::object()};
     const parse::Failure& f = *failure;
-    std::string tripwire = f.phase == parse::FailurePhase::serving ? "T7" : "T12";
+    TripwireId tripwire = f.phase == parse::FailurePhase::serving ? TripwireId::T7 : TripwireId::T12;
     Json ev{{"kind", parse::kind_value(f.kind)},
             {"phase", parse::phase_value(f.phase)},
             {"lineno", f.lineno},
@@ -21,7 +21,7 @@ std::optional<CheckResult> check_unparsed(const parse::BootFacts& facts) {
     if (facts.unparsed.empty()) return std::nullopt;
     Json lines = Json::array();
     for (const auto& u : facts.unparsed) lines.push_back(Json{{"field", u.field}, {"lineno", u.lineno}, {"line", u.line}});
-    return CheckResult{"T12", Status::unknown,
+    return CheckResult{TripwireId::T12, Status::unknown,
                        fmt::format("{} recognised line(s) in an unknown format", facts.unparsed.size()),
                        Json{{"unparsed", std::move(lines)}}};
 }

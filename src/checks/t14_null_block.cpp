@@ -10,10 +10,10 @@
 
 namespace inferlint::checks {
 
-std::optional<CheckResult> does_not_apply(std::string_view tripwire, const Engine& engine) {
-    if (tripwire == "T14" && engine.metrics.cache_info.empty()) {
+std::optional<CheckResult> does_not_apply(TripwireId tripwire, const Engine& engine) {
+    if (tripwire == TripwireId::T14 && engine.metrics.cache_info.empty()) {
         return CheckResult{
-            .tripwire = "T14",
+            .tripwire = TripwireId::T14,
             .status = Status::not_applicable,
             .message = fmt::format("does not apply to {}: T14 is about vLLM's reserved null block", engine.name),
             .evidence = Json{{"engine", engine.key}},
@@ -44,7 +44,7 @@ CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot)
 NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) {
     const Engine& engine = engine_of({&snapshot});
     const std::string& cache_info = engine.metrics.cache_info;
-    if (cache_info.empty()) return {*does_not_apply("T14", engine), std::nullopt};
+    if (cache_info.empty()) return {*does_not_apply(TripwireId::T14, engine), std::nullopt};
 
     std::optional<long long> reported;
     if (auto info = snapshot.metrics().info(cache_info)) {
@@ -52,7 +52,7 @@ NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) 
         if (it != info->end()) reported = digits_value(it->second);
     }
     if (!reported)
-        return {{"T14", Status::unknown, fmt::format("{} has no num_gpu_blocks label", cache_info)}, std::nullopt};
+        return {{TripwireId::T14, Status::unknown, fmt::format("{} has no num_gpu_blocks label", cache_info)}, std::nullopt};
 
     BlockInference inf = infer_blocks(stats.kv_levels());
     Json ev = {
@@ -61,16 +61,16 @@ NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) 
         {"distinct_readings", inf.distinct},
     };
     if (!inf.blocks || !inf.trusted)
-        return {{"T14", Status::unknown, fmt::format("block count not inferable: {}", inf.reason()), ev},
+        return {{TripwireId::T14, Status::unknown, fmt::format("block count not inferable: {}", inf.reason()), ev},
                 std::nullopt};
     if (*inf.blocks == *reported - 1) {
         // Only a count that matched the server's own figure is trusted for T9.
-        return {{"T14", Status::pass,
+        return {{TripwireId::T14, Status::pass,
                  fmt::format("gauge denominator is {} = num_gpu_blocks ({}) - 1 null block", *inf.blocks, *reported),
                  ev},
                 *inf.blocks};
     }
-    return {{"T14", Status::fail,
+    return {{TripwireId::T14, Status::fail,
              fmt::format("gauge denominator is {}, expected num_gpu_blocks - 1 = {}; either the gauge's meaning "
                          "changed or the recording comes from another boot than the snapshot",
                          *inf.blocks, *reported - 1),

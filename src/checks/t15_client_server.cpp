@@ -28,7 +28,7 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
         Json ev = Json::object();
         ev["restarted"] = true;
         for (const auto& [k, v] : e.evidence.items()) ev[k] = v;
-        return {"T15", Status::unknown, e.what(), ev};
+        return {TripwireId::T15, Status::unknown, e.what(), ev};
     }
     Json ev = Json::object();
     ev["client_completed"] = or_null(bench.completed);
@@ -38,11 +38,11 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
     ev["server_output_tokens"] = or_null(tokens);
     ev["expected_extra_requests"] = expected_extra_requests;
     ev["result_file"] = bench.path;
-    if (!done || !tokens) return {"T15", Status::unknown, "a server counter is missing from a snapshot", ev};
+    if (!done || !tokens) return {TripwireId::T15, Status::unknown, "a server counter is missing from a snapshot", ev};
     if (!bench.completed || !bench.output_tokens)
-        return {"T15", Status::unknown, "the result file has no completed or output-token count", ev};
+        return {TripwireId::T15, Status::unknown, "the result file has no completed or output-token count", ev};
     if (!std::isfinite(*done) || !std::isfinite(*tokens) || std::fabs(*done) > 1e15)
-        return {"T15", Status::unknown, "a server counter moved by a value that is not a count", ev};
+        return {TripwireId::T15, Status::unknown, "a server counter moved by a value that is not a count", ev};
 
     const long long completed = *bench.completed;
     const long long client_tokens = *bench.output_tokens;
@@ -50,7 +50,7 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
     ev["extra_requests"] = extra;
     if (extra > expected_extra_requests) {
         long long other = extra - expected_extra_requests;
-        return {"T15", Status::fail,
+        return {TripwireId::T15, Status::fail,
                 fmt::format("the server finished {} more request{} than the load tool sent; other traffic "
                             "shared the server during the run",
                             other, plural_s(other)),
@@ -58,7 +58,7 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
     }
     if (extra < expected_extra_requests) {
         long long missing = expected_extra_requests - extra;
-        return {"T15", Status::fail,
+        return {TripwireId::T15, Status::fail,
                 fmt::format("the load tool counted {} more completed request{} than the server finished", missing,
                             plural_s(missing)),
                 ev};
@@ -71,7 +71,7 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
     const double allowed = static_cast<double>(expected_extra_requests) * std::max(per_request, 1.0) * 1.5;
     if (!(extra_tokens >= 0 && extra_tokens <= allowed)) {
         // nearbyint rounds half to even, as Python's format does.
-        return {"T15", Status::warn,
+        return {TripwireId::T15, Status::warn,
                 fmt::format("requests agree, but the server generated {} output tokens and the load tool "
                             "counted {}",
                             util::text::with_commas(static_cast<long long>(std::nearbyint(*tokens))), util::text::with_commas(client_tokens)),
@@ -80,7 +80,7 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
     std::string msg = fmt::format("client and server agree: {} requests, {} output tokens", completed,
                                   util::text::with_commas(client_tokens));
     if (extra) msg += fmt::format(", plus {} untimed request{} (test or warm-up)", extra, plural_s(extra));
-    return {"T15", Status::pass, msg, ev};
+    return {TripwireId::T15, Status::pass, msg, ev};
 }
 
 }  // namespace inferlint::checks

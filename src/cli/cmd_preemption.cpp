@@ -32,7 +32,7 @@ int run_preemption(const Opts& o, const Common& common) {
         if (!start) return 2;
         ev.boots.push_back(std::move(*start));
     }
-    return emit(checks::check_load(ev).only({"T1"}), common);
+    return emit(checks::check_load(ev).only({TripwireId::T1}), common);
 }
 
 const Registrar reg{Command{

@@ -46,7 +46,7 @@ int run_series(const Opts& o, const Common& common) {
         ev.boots.push_back(std::move(*start));
     }
     ev.series = std::move(s);
-    std::vector<CheckResult> results = checks::check_run(ev).only({"T14", "T9", "T8"});
+    std::vector<CheckResult> results = checks::check_run(ev).only({TripwireId::T14, TripwireId::T9, TripwireId::T8});
     return emit(results, common);
 }
 

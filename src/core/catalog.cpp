@@ -21,6 +21,7 @@ std::vector<Tripwire> make_table() {
     std::vector<Tripwire> t;
     t.push_back({
         .id = "T1",
+        .key = TripwireId::T1,
         .slug = "silent-preemption",
         .name = "Silent preemption",
         .trap = "a preempted request leaves no log line (vLLM) or no count (TensorRT-LLM)",
@@ -64,6 +65,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T2",
+        .key = TripwireId::T2,
         .slug = "orphaned-engine",
         .name = "Orphaned engine process",
         .trap = "`pkill -f` on the server command misses the engine's processes",
@@ -95,6 +97,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T3",
+        .key = TripwireId::T3,
         .slug = "cleanup-self-kill",
         .name = "Cleanup kills its own shell",
         .trap = "`pkill -f` in a shell one-liner kills the shell",
@@ -114,6 +117,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T4",
+        .key = TripwireId::T4,
         .slug = "pool-size-jump",
         .name = "KV pool size jumps between starts",
         .trap = "the KV pool is sized per start, in steps",
@@ -141,6 +145,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T5",
+        .key = TripwireId::T5,
         .slug = "large-kv-blocks",
         .name = "Large KV block size",
         .trap = "on vLLM, hybrid models force a large attention block",
@@ -168,6 +173,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T6",
+        .key = TripwireId::T6,
         .slug = "backend-ignored",
         .name = "Requested attention backend ignored",
         .trap = "the requested attention backend is not applied everywhere",
@@ -190,6 +196,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T7",
+        .key = TripwireId::T7,
         .slug = "crash-after-ready",
         .name = "Crash after ready",
         .trap = "a config starts, then dies on its first request",
@@ -214,6 +221,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T8",
+        .key = TripwireId::T8,
         .slug = "concurrency-not-reached",
         .name = "Concurrency not reached",
         .trap = "requested concurrency is not achieved concurrency",
@@ -248,6 +256,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T9",
+        .key = TripwireId::T9,
         .slug = "falling-ceiling",
         .name = "Concurrency ceiling falls as sequences grow",
         .trap = "the concurrency ceiling is `floor(1 / share)`, and it falls",
@@ -281,6 +290,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T10",
+        .key = TripwireId::T10,
         .slug = "integer-second-timer",
         .name = "Integer-second timing",
         .trap = "integer-second timers are off by up to a second at each end",
@@ -304,6 +314,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T11",
+        .key = TripwireId::T11,
         .slug = "kv-memory-drift",
         .name = "KV memory budget drifts between starts",
         .trap = "KV memory differs between starts with the same flags",
@@ -328,6 +339,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T12",
+        .key = TripwireId::T12,
         .slug = "unexplained-failure",
         .name = "Start-up failure without a cause",
         .trap = "start-up failures recorded without a cause",
@@ -359,6 +371,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T13",
+        .key = TripwireId::T13,
         .slug = "stale-waiter",
         .name = "Stale waiter adopts the next server",
         .trap = "a killed campaign's waiter adopts the next server",
@@ -378,6 +391,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T14",
+        .key = TripwireId::T14,
         .slug = "null-block",
         .name = "Reserved null block",
         .trap = "vLLM's usage gauge counts out of `num_gpu_blocks - 1`",
@@ -401,6 +415,7 @@ std::vector<Tripwire> make_table() {
     });
     t.push_back({
         .id = "T15",
+        .key = TripwireId::T15,
         .slug = "client-server-mismatch",
         .name = "Client and server counts disagree",
         .trap = "the load tool's counts differ from the server's",
@@ -438,6 +453,12 @@ std::vector<Tripwire> make_table() {
 const std::vector<Tripwire>& tripwires() {
     static const std::vector<Tripwire> table = make_table();
     return table;
+}
+
+const Tripwire* find_tripwire(TripwireId id) {
+    for (const auto& t : tripwires())
+        if (t.key == id) return &t;
+    return nullptr;
 }
 
 const Tripwire* lookup_tripwire(std::string_view key) {

@@ -30,7 +30,7 @@ std::string_view status_label(Status s) {
 
 Json CheckResult::to_json() const {
     Json j = Json::object();
-    j["tripwire"] = tripwire;
+    j["tripwire"] = std::string(code(tripwire));
     j["status"] = std::string(status_value(status));
     j["message"] = message;
     j["evidence"] = evidence;
@@ -50,7 +50,7 @@ int exit_code(const std::vector<CheckResult>& results, Strict strict) {
 }
 
 std::string terminal_line(const CheckResult& r) {
-    return fmt::format("[{:>3}] {}  {}", r.tripwire, status_label(r.status), r.message);
+    return fmt::format("[{:>3}] {}  {}", code(r.tripwire), status_label(r.status), r.message);
 }
 
 std::string results_json(const std::vector<CheckResult>& results) {

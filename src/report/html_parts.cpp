@@ -122,14 +122,6 @@ int status_rank(Status s) {
     return 2;
 }
 
-int tripwire_number(std::string_view id) {
-    if (id.size() < 2 || id.size() > 4) return 99;
-    int n = 0;
-    for (char c : id.substr(1)) {
-        if (c < '0' || c > '9') return 99;
-        n = n * 10 + (c - '0');
-    }
-    return n;
-}
+int tripwire_number(TripwireId id) { return static_cast<int>(id); }
 
 }  // namespace inferlint::report::html

@@ -41,13 +41,13 @@ std::string legend(const std::vector<std::tuple<Key, std::string, std::string>>&
 std::string_view status_word(Status s);  // "Tripwire failed", "Warning", ...
 std::string pill(Status s);
 int status_rank(Status s);       // fail first, does-not-apply last
-int tripwire_number(std::string_view id);  // "T12" -> 12; 99 for anything else
+int tripwire_number(TripwireId id);  // TripwireId::T12 -> 12
 
 // Reference text (report_words.cpp): the words the page uses, what each result means,
 // and why a tripwire has no result ("need a boot log"; plural verb).
 std::string terms_glossary(const Engine& engine);
 std::string status_glossary();
-std::string_view needs(std::string_view tripwire);
+std::string_view needs(TripwireId tripwire);
 std::string_view finish_reason_words(std::string_view reason);
 
 // The sections (report_story.cpp): what happened, with its tiles and facts.

@@ -72,13 +72,13 @@ std::optional<double> number_in(const CheckResult* r, const char* key) {
 
 // The most requests that ran at once, when T8 found it short of the load.
 std::optional<double> short_peak(const Report& rep) {
-    const CheckResult* t8 = rep.result("T8");
+    const CheckResult* t8 = rep.result(TripwireId::T8);
     if (!t8 || t8->status != Status::fail) return std::nullopt;
     return number_in(t8, "peak_running");
 }
 
 std::optional<std::string> preempted(const Report& rep) {
-    auto n = number_in(rep.result("T1"), "preemptions");
+    auto n = number_in(rep.result(TripwireId::T1), "preemptions");
     if (!n || *n <= 0) return std::nullopt;
     std::string_view verb = rep.engine->preemption == "retraction" ? "retracted"
                             : rep.engine->preemption == "pause"    ? "paused"

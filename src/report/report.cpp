@@ -104,7 +104,7 @@ long long Summary::finished_with(const std::string& reason) const {
     return 0;
 }
 
-const CheckResult* Report::result(std::string_view tripwire) const {
+const CheckResult* Report::result(TripwireId tripwire) const {
     for (const auto& r : results)
         if (r.tripwire == tripwire) return &r;
     return nullptr;

@@ -51,7 +51,7 @@ constexpr std::string_view kThemeToggle =
     R"(<path d="M12 2.5v2.2M12 19.3v2.2M4.2 4.2l1.6 1.6M18.2 18.2l1.6 1.6M2.5 12h2.2M19.3 12h2.2M4.2 19.8l1.6-1.6M18.2 5.8l1.6-1.6"/></svg>)"
     R"(</button>)";
 
-const std::array kCrashTripwires{std::string_view("T7"), std::string_view("T12")};
+const std::array kCrashTripwires{TripwireId::T7, TripwireId::T12};
 
 bool quiet(Status s) { return s == Status::pass || s == Status::not_applicable; }
 
@@ -68,13 +68,13 @@ std::string limits_section(const Report& rep) {
 }
 
 std::string finding(const CheckResult& r) {
-    const Tripwire* tw = lookup_tripwire(r.tripwire);
-    std::string name = tw ? std::string(tw->name) : r.tripwire;
+    const Tripwire* tw = find_tripwire(r.tripwire);
+    std::string name = tw ? std::string(tw->name) : std::string(code(r.tripwire));
     std::string what = tw && !quiet(r.status) ? "<p class=\"what\">" + escape_html(tw->why) + "</p>" : "";
     return fmt::format(
         "<li class=\"finding {}\"><div class=\"f-status\">{}</div><div class=\"f-body\"><div class=\"f-title\">"
         "<span class=\"tw\">{}</span>{}</div><p class=\"msg\">{}</p>{}</div></li>",
-        status_value(r.status), pill(r.status), escape_html(r.tripwire), escape_html(name), escape_html(r.message),
+        status_value(r.status), pill(r.status), escape_html(code(r.tripwire)), escape_html(name), escape_html(r.message),
         what);
 }
 
@@ -117,7 +117,7 @@ std::string verdict(const Report& rep) {
 }
 
 std::string status_note(const Report& rep) {
-    std::vector<std::string> crashed;
+    std::vector<TripwireId> crashed;
     bool any_fail = false;
     for (const auto& r : rep.results) {
         if (r.status != Status::fail) continue;
@@ -131,8 +131,8 @@ std::string status_note(const Report& rep) {
               [](const auto& a, const auto& b) { return tripwire_number(a) < tripwire_number(b); });
     std::string text;
     if (!crashed.empty()) {
-        std::string names = crashed[0];
-        for (std::size_t i = 1; i < crashed.size(); ++i) names += " and " + crashed[i];
+        std::string names(code(crashed[0]));
+        for (std::size_t i = 1; i < crashed.size(); ++i) names += fmt::format(" and {}", code(crashed[i]));
         text = names + ": the server itself failed. Any other failed tripwire is about the measurement.";
     } else {
         text = "The server worked; the failed tripwires are about the measurement. Some numbers from this run "

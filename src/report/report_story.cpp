@@ -12,18 +12,18 @@
 namespace inferlint::report {
 
 std::pair<std::string, std::string> checked_line(const Report& rep) {
-    std::set<std::string> na, ran;
+    std::set<TripwireId> na, ran;
     for (const auto& r : rep.results)
         if (r.status == Status::not_applicable) na.insert(r.tripwire);
     for (const auto& r : rep.results)
-        if (lookup_tripwire(r.tripwire) && !na.count(r.tripwire)) ran.insert(r.tripwire);
+        if (find_tripwire(r.tripwire) && !na.count(r.tripwire)) ran.insert(r.tripwire);
     std::vector<std::pair<std::string, std::vector<std::string>>> missing;  // why -> ids, first seen first
     for (const auto& t : tripwires()) {
-        std::string id(t.id);
-        if (ran.count(id)) continue;
-        std::string why(html::needs(id));
-        if (na.count(id) || (id == "T14" && rep.engine->metrics.cache_info.empty()))
+        if (ran.count(t.key)) continue;
+        std::string why(html::needs(t.key));
+        if (na.count(t.key) || (t.key == TripwireId::T14 && rep.engine->metrics.cache_info.empty()))
             why = "do not apply to " + rep.engine->name;
+        const std::string id(t.id);
         auto it = std::find_if(missing.begin(), missing.end(), [&](const auto& m) { return m.first == why; });
         if (it == missing.end()) missing.push_back({why, {id}});
         else it->second.push_back(id);
@@ -77,21 +77,21 @@ std::optional<double> ev_number(const CheckResult* r, const char* key) {
 std::string tiles(const Report& rep) {
     std::string out;
     if (rep.series) {
-        const CheckResult* t8 = rep.result("T8");
+        const CheckResult* t8 = rep.result(TripwireId::T8);
         bool asked = rep.requested && *rep.requested;
         std::string of = asked ? fmt::format(" of {}", *rep.requested) : "";
         std::string sub = asked ? fmt::format("The load tool kept {} requests open.", *rep.requested)
                                 : "The most requests the server ran at once.";
         out += tile("Ran at once", fmt_n(rep.series->peak_running()) + of, sub, t8 ? t8->status : Status::pass);
     }
-    const CheckResult* t1 = rep.result("T1");
+    const CheckResult* t1 = rep.result(TripwireId::T1);
     if (auto n = ev_number(t1, "preemptions")) {
         const Engine& e = *rep.engine;
         std::string logged = e.logs_preemptions ? e.name + " logs each one." : "The server log mentions none.";
         out += tile(e.preemption == "retraction" ? "Retractions" : "Preemptions", fmt_n(*n),
                     "Requests evicted and recomputed. " + logged, t1->status);
     }
-    const CheckResult* t10 = rep.result("T10");
+    const CheckResult* t10 = rep.result(TripwireId::T10);
     if (auto rate = ev_number(t10, "rate_per_s")) {
         double span = ev_number(t10, "span_s").value_or(0.0);
         std::string sub = fmt::format("over {:.1f} s", span);
@@ -109,7 +109,7 @@ std::string tiles(const Report& rep) {
         out += tile("Time to first token, median", ms(*rep.bench->median_ttft_ms),
                     fmt::format("p99 {}; as the load tool measured it, queueing included", ms(*rep.bench->p99_ttft_ms)),
                     std::nullopt);
-    const CheckResult* t14 = rep.result("T14");
+    const CheckResult* t14 = rep.result(TripwireId::T14);
     if (auto u = ev_number(t14, "inferred_usable_blocks"); u && *u != 0) {
         std::string reported = t14->evidence.contains("reported_num_gpu_blocks")
                                    ? t14->evidence["reported_num_gpu_blocks"].dump()

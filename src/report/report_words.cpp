@@ -137,23 +137,23 @@ std::string status_glossary() {
            rows + "</tbody></table></div></details>";
 }
 
-std::string_view needs(std::string_view t) {
-    static constexpr std::pair<std::string_view, std::string_view> kNeeds[] = {
-        {"T1", "need before and after readings"},
-        {"T2", "run at clean-up"},
-        {"T3", "run at clean-up"},
-        {"T4", "need two or more boot logs"},
-        {"T5", "need a boot log"},
-        {"T6", "need a boot log"},
-        {"T7", "need a live server"},
-        {"T8", "need a recording and the concurrency asked for"},
-        {"T9", "need a recording"},
-        {"T10", "need before and after readings"},
-        {"T11", "need two or more boot logs"},
-        {"T12", "need a boot log"},
-        {"T13", "a rule for test scripts"},
-        {"T14", "need a recording and an after reading"},
-        {"T15", "need the load tool's result file"},
+std::string_view needs(TripwireId t) {
+    static constexpr std::pair<TripwireId, std::string_view> kNeeds[] = {
+        {TripwireId::T1, "need before and after readings"},
+        {TripwireId::T2, "run at clean-up"},
+        {TripwireId::T3, "run at clean-up"},
+        {TripwireId::T4, "need two or more boot logs"},
+        {TripwireId::T5, "need a boot log"},
+        {TripwireId::T6, "need a boot log"},
+        {TripwireId::T7, "need a live server"},
+        {TripwireId::T8, "need a recording and the concurrency asked for"},
+        {TripwireId::T9, "need a recording"},
+        {TripwireId::T10, "need before and after readings"},
+        {TripwireId::T11, "need two or more boot logs"},
+        {TripwireId::T12, "need a boot log"},
+        {TripwireId::T13, "a rule for test scripts"},
+        {TripwireId::T14, "need a recording and an after reading"},
+        {TripwireId::T15, "need the load tool's result file"},
     };
     for (const auto& [id, why] : kNeeds)
         if (id == t) return why;

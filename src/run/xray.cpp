@@ -148,7 +148,7 @@ bool Xray::run_probe() {
         try {
             r = run::probe(url);
         } catch (const std::exception& e) {
-            r = {"T7", Status::unknown, e.what(), Json::object()};
+            r = {TripwireId::T7, Status::unknown, e.what(), Json::object()};
         }
         std::lock_guard g(job->mu);
         job->result = std::move(r);

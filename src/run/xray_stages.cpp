@@ -144,7 +144,7 @@ void Xray::run_checks() {
     got_.usable_blocks = load.usable_blocks;
     for (auto& r : load.results) {
         if (cut()) return;
-        record(r.tripwire == "T10" ? checks::with_timer_comparison(std::move(r)) : std::move(r));
+        record(r.tripwire == TripwireId::T10 ? checks::with_timer_comparison(std::move(r)) : std::move(r));
     }
     if (auto t15 = checks::check_client_server(ev)) record(std::move(*t15));
     cut();

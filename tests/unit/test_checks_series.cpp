@@ -77,13 +77,13 @@ TEST_CASE("T14: a snapshot without num_gpu_blocks is unknown; other engines do n
     auto r = check_null_block(s, bare);
     CHECK(r.status == Status::unknown);
     CHECK_THAT(r.message, Catch::Contains("vllm:cache_config_info has no num_gpu_blocks"));
-    auto na = does_not_apply("T14", sglang());
+    auto na = does_not_apply(TripwireId::T14, sglang());
     REQUIRE(na);
     CHECK(na->status == Status::not_applicable);
     CHECK(na->evidence["engine"] == "sglang");
-    CHECK(does_not_apply("T14", trtllm()));
-    CHECK_FALSE(does_not_apply("T14", vllm()));
-    CHECK_FALSE(does_not_apply("T9", sglang()));
+    CHECK(does_not_apply(TripwireId::T14, trtllm()));
+    CHECK_FALSE(does_not_apply(TripwireId::T14, vllm()));
+    CHECK_FALSE(does_not_apply(TripwireId::T9, sglang()));
     auto sg = check_null_block(s, load_snapshot(root / "sglang-0.5" / "live" / "after.snapshot.json"));
     CHECK(sg.status == Status::not_applicable);
 }

@@ -183,3 +183,18 @@ TEST_CASE("docs/tripwires.md is the catalog rendered", "[catalog][docs]") {
          "  INFERLINT_REGENERATE_DOCS=1 <build>/inferlint_tests \"[docs]\"");
     CHECK(current.str() == rendered);
 }
+
+TEST_CASE("catalog: one entry per TripwireId, in code order, each written as code() writes it", "[catalog]") {
+    REQUIRE(tripwires().size() == kTripwireIds.size());
+    for (std::size_t i = 0; i < kTripwireIds.size(); ++i) {
+        const Tripwire& t = tripwires()[i];
+        INFO(t.id);
+        CHECK(t.key == kTripwireIds[i]);
+        CHECK(t.id == code(t.key));
+        CHECK(tripwire_id(t.id) == t.key);
+        CHECK(find_tripwire(t.key) == &t);
+    }
+    CHECK_FALSE(tripwire_id("t1"));  // codes are exact; `explain` takes any case through lookup_tripwire
+    CHECK_FALSE(tripwire_id("T16"));
+    CHECK(code(TripwireId{}) == "T?");
+}

@@ -12,15 +12,15 @@ TEST_CASE("status labels and values match the Python tool", "[result]") {
 }
 
 TEST_CASE("terminal line right-aligns the tripwire id in 3", "[result]") {
-    CheckResult r{"T1", Status::fail, "22 preemptions during the run", Json::object()};
+    CheckResult r{TripwireId::T1, Status::fail, "22 preemptions during the run", Json::object()};
     CHECK(terminal_line(r) == "[ T1] TRIPWIRE-FAILED  22 preemptions during the run");
-    r.tripwire = "T14";
+    r.tripwire = TripwireId::T14;
     r.status = Status::pass;
     CHECK(terminal_line(r) == "[T14] PASS  22 preemptions during the run");
 }
 
 TEST_CASE("exit code: fail beats unknown, strict turns warn into 1, N/A never counts", "[result]") {
-    auto r = [](Status s) { return CheckResult{"T1", s, "", Json::object()}; };
+    auto r = [](Status s) { return CheckResult{TripwireId::T1, s, "", Json::object()}; };
     CHECK(exit_code({r(Status::pass), r(Status::warn)}, Strict::no) == 0);
     CHECK(exit_code({r(Status::pass), r(Status::warn)}, Strict::yes) == 1);
     CHECK(exit_code({r(Status::unknown), r(Status::fail)}, Strict::no) == 1);
@@ -30,7 +30,7 @@ TEST_CASE("exit code: fail beats unknown, strict turns warn into 1, N/A never co
 }
 
 TEST_CASE("counts summary names each status and what does not apply", "[result]") {
-    auto r = [](Status s) { return CheckResult{"T1", s, "", Json::object()}; };
+    auto r = [](Status s) { return CheckResult{TripwireId::T1, s, "", Json::object()}; };
     CHECK(counts_summary({r(Status::pass), r(Status::pass), r(Status::fail), r(Status::not_applicable)}) ==
           "3 checks (2 pass, 1 tripwire-failed); 1 does not apply");
     CHECK(counts_summary({r(Status::unknown)}) == "1 checks (1 unknown)");

@@ -94,11 +94,11 @@ fs::path scratch_dir() {
 TEST_CASE("report: the live run gets every check its files allow", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
-    std::map<std::string, Status> got;
+    std::map<TripwireId, Status> got;
     for (const auto& r : rep.results) got[r.tripwire] = r.status;
-    CHECK(got == std::map<std::string, Status>{{"T12", Status::pass}, {"T5", Status::warn}, {"T6", Status::pass},
-                                               {"T1", Status::fail},  {"T10", Status::pass}, {"T14", Status::pass},
-                                               {"T9", Status::warn},  {"T8", Status::fail}});
+    CHECK(got == std::map<TripwireId, Status>{{TripwireId::T12, Status::pass}, {TripwireId::T5, Status::warn}, {TripwireId::T6, Status::pass},
+                                               {TripwireId::T1, Status::fail},  {TripwireId::T10, Status::pass}, {TripwireId::T14, Status::pass},
+                                               {TripwireId::T9, Status::warn},  {TripwireId::T8, Status::fail}});
     CHECK(rep.usable_blocks == 42);
     CHECK(rep.engine->id == EngineId::vllm);
     CHECK(rep.title == "Live run");
@@ -193,7 +193,7 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     std::string html = render_report_html(rep);
-    for (const auto& r : rep.results) CHECK(has(html, "<span class=\"tw\">" + r.tripwire + "</span>"));
+    for (const auto& r : rep.results) CHECK(has(html, "<span class=\"tw\">" + std::string(code(r.tripwire)) + "</span>"));
     for (const auto& t : tripwires()) CHECK(has(html, report::svg::escape_html(t.name)));
     for (const char* label : {"Tripwire failed", "Warning", "Pass", "Can't tell", "Does not apply"})
         CHECK(has(html, std::string("</svg>") + label + "</span>"));
@@ -248,7 +248,7 @@ TEST_CASE("report: a restart between the readings drops the counts", "[report][s
     CHECK(rep.summary.restarted);
     CHECK_FALSE(rep.summary.done());
     CHECK(has(render_report_html(rep), "restarted between the before and after readings"));
-    CHECK(rep.result("T1")->status == Status::fail);  // as the Python tool: a restart is a failed run, not a count
+    CHECK(rep.result(TripwireId::T1)->status == Status::fail);  // as the Python tool: a restart is a failed run, not a count
 }
 
 TEST_CASE("report: two boots get the pool chart and no run charts", "[report][shared]") {
@@ -259,7 +259,7 @@ TEST_CASE("report: two boots get the pool chart and no run charts", "[report][sh
     std::string html = render_report_html(rep);
     CHECK(has(html, "KV pool per boot"));
     CHECK_FALSE(has(html, "Requests over time"));
-    CHECK(rep.result("T4") != nullptr);
+    CHECK(rep.result(TripwireId::T4) != nullptr);
     CHECK(has(rep.results.front().message, "boot_pool_level_hi.log: "));
 }
 

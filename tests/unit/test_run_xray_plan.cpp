@@ -225,14 +225,14 @@ TEST_CASE("xray: the exit status", "[xray]") {
     xray::Outcome o;
     o.completed = true;
     o.load_exit = 0;
-    o.results = {{"T1", Status::pass, "no preemptions", Json::object()}};
+    o.results = {{TripwireId::T1, Status::pass, "no preemptions", Json::object()}};
     CHECK(xray::exit_code(o, Strict::no) == 0);
-    o.results.push_back({"T9", Status::warn, "ceiling moved", Json::object()});
+    o.results.push_back({TripwireId::T9, Status::warn, "ceiling moved", Json::object()});
     CHECK(xray::exit_code(o, Strict::no) == 0);
     CHECK(xray::exit_code(o, Strict::yes) == 1);
-    o.results.push_back({"T8", Status::unknown, "gauges lag", Json::object()});
+    o.results.push_back({TripwireId::T8, Status::unknown, "gauges lag", Json::object()});
     CHECK(xray::exit_code(o, Strict::no) == 2);
-    o.results.push_back({"T1", Status::fail, "22 preemptions", Json::object()});
+    o.results.push_back({TripwireId::T1, Status::fail, "22 preemptions", Json::object()});
     CHECK(xray::exit_code(o, Strict::no) == 1);
 
     xray::Outcome load_failed;
@@ -243,7 +243,7 @@ TEST_CASE("xray: the exit status", "[xray]") {
     CHECK(xray::exit_code(stopped, Strict::no) == 1);
     xray::Outcome cut;
     cut.interrupted_by = SIGINT;
-    cut.results = {{"T8", Status::unknown, "?", Json::object()}};
+    cut.results = {{TripwireId::T8, Status::unknown, "?", Json::object()}};
     CHECK(xray::exit_code(cut, Strict::no) == 1);
     xray::Outcome other;
     other.wrong_engine = true;
@@ -260,7 +260,7 @@ TEST_CASE("xray: results.json says whether the run completed, and holds every re
     p.url = "http://127.0.0.1:9";
     xray::Outcome o;
     o.problem = "no server answers at http://127.0.0.1:9/health";
-    o.results = {{"T2", Status::pass, "2 consecutive clear readings", Json{{"readings", Json::array()}}}};
+    o.results = {{TripwireId::T2, Status::pass, "2 consecutive clear readings", Json{{"readings", Json::array()}}}};
     xray::write_results(p, o);
     Json doc = Json::parse(util::read_file(p.out / "results.json"));
     CHECK(doc["schema"] == "inferlint.xray/1");

@@ -220,6 +220,8 @@ int bench_main(const Args& a) {
         peak_tps = static_cast<double>(*std::max_element(per_second.begin(), per_second.end()));
     }
     if (failed) std::printf("Total failed requests: %d\n", failed);
+    for (const auto& o : outcomes)
+        if (!o.ok) std::printf("a request failed: %s\n", o.error.empty() ? "no tokens came back" : o.error.c_str());
     std::printf("============ Serving Benchmark Result ============\n");
     row("Successful requests:", std::to_string(completed));
     row("Failed requests:", std::to_string(failed));

@@ -18,7 +18,7 @@ namespace inferlint::checks {
 
 // The result for a tripwire about a behaviour `engine` does not have (T14 on an engine
 // that exports no block count); nullopt when the tripwire applies.
-std::optional<CheckResult> does_not_apply(std::string_view tripwire, const Engine& engine);
+std::optional<CheckResult> does_not_apply(TripwireId tripwire, const Engine& engine);
 
 // T14. The usage gauge counts out of num_gpu_blocks - 1: the denominator inferred from
 // the readings alone, against the num_gpu_blocks label the snapshot's cache-config info

@@ -73,9 +73,9 @@ struct RunVerdicts {
     std::vector<CheckResult> results;  // in the order the commands print them
     std::optional<long long> usable_blocks;  // KV blocks, from a passing T14
 
-    const CheckResult* result(std::string_view tripwire) const;
+    const CheckResult* result(TripwireId tripwire) const;
     // The results for these tripwires only, in order.
-    std::vector<CheckResult> only(std::initializer_list<std::string_view> tripwires) const;
+    std::vector<CheckResult> only(std::initializer_list<TripwireId> tripwires) const;
 };
 
 // T12/T7, T5, T6 (and T12 for unreadable lines) per start; T4 and T11 across several.

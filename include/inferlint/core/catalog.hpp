@@ -8,6 +8,7 @@
 #pragma once
 
 #include "inferlint/core/engines.hpp"
+#include "inferlint/core/tripwire_id.hpp"
 
 #include <array>
 #include <cstddef>
@@ -28,7 +29,8 @@ struct TripwireExample {
 };
 
 struct Tripwire {
-    std::string_view id;       // "T1"
+    std::string_view id;       // "T1": code(key)
+    TripwireId key;
     std::string_view slug;     // "silent-preemption"
     std::string_view name;     // "Silent preemption"
     std::string_view trap;     // the symptom in one line, for tables
@@ -48,6 +50,9 @@ struct Tripwire {
 
 // All 15, in code order.
 const std::vector<Tripwire>& tripwires();
+
+// The entry for an id; nullptr only for an id the catalog does not hold yet.
+const Tripwire* find_tripwire(TripwireId id);
 
 // By code in any case ("T1", "t1") or by slug ("silent-preemption"); nullptr if unknown.
 // Surrounding whitespace is ignored.

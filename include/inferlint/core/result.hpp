@@ -1,6 +1,8 @@
 // The one result type every check returns (port of result.py).
 #pragma once
 
+#include "inferlint/core/tripwire_id.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -36,7 +38,7 @@ std::string_view status_value(Status s);
 std::string_view status_label(Status s);
 
 struct CheckResult {
-    std::string tripwire;  // "T1" .. "T15"
+    TripwireId tripwire{};
     Status status = Status::unknown;
     std::string message;
     Json evidence = Json::object();

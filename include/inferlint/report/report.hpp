@@ -71,7 +71,7 @@ struct Report {
     std::optional<BenchResult> bench;
 
     // The result for a tripwire, nullptr if none.
-    const CheckResult* result(std::string_view tripwire) const;
+    const CheckResult* result(TripwireId tripwire) const;
 };
 
 // The page's model: the run's evidence, its verdicts (computed once, by the suite), the

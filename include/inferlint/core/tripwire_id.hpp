@@ -1,0 +1,41 @@
+// The tripwires' codes as a type. Codes are permanent, in the order the tripwires were
+// found; the catalog (core/catalog.hpp) holds one entry per code, in this order, and a
+// test holds the two together.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace inferlint {
+
+enum class TripwireId : std::uint8_t {
+    T1 = 1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15,
+};
+
+inline constexpr std::array kTripwireIds = {
+    TripwireId::T1,  TripwireId::T2,  TripwireId::T3,  TripwireId::T4,  TripwireId::T5,
+    TripwireId::T6,  TripwireId::T7,  TripwireId::T8,  TripwireId::T9,  TripwireId::T10,
+    TripwireId::T11, TripwireId::T12, TripwireId::T13, TripwireId::T14, TripwireId::T15,
+};
+
+// "T1" .. "T15": what scripts read in --json and people read on the terminal.
+constexpr std::string_view code(TripwireId id) {
+    constexpr std::array<std::string_view, 16> codes = {"T?", "T1",  "T2",  "T3",  "T4",  "T5",  "T6",  "T7",
+                                                        "T8", "T9",  "T10", "T11", "T12", "T13", "T14", "T15"};
+    auto i = static_cast<std::size_t>(id);
+    return i < codes.size() ? codes[i] : "T?";
+}
+
+// The id a code names, exactly as code() writes it ("T8"); nullopt for any other text.
+constexpr std::optional<TripwireId> tripwire_id(std::string_view text) {
+    for (TripwireId id : kTripwireIds)
+        if (code(id) == text) return id;
+    return std::nullopt;
+}
+
+// For text that names a tripwire (a JSON document, a user's argument): the code's text.
+constexpr bool operator==(TripwireId id, std::string_view text) { return code(id) == text; }
+
+}  // namespace inferlint
