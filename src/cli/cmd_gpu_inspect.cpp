@@ -1,4 +1,5 @@
 #include "registry.hpp"
+#include "util/text.hpp"
 
 #include "inferlint/checks/t02_gpu_clear.hpp"
 #include "inferlint/parse/procfs.hpp"
@@ -20,7 +21,7 @@ struct Opts {
 };
 
 std::string mib_text(const std::optional<long long>& v) {
-    return v ? fmt::format("{} MiB", run::with_commas(*v)) : std::string("?");
+    return v ? fmt::format("{} MiB", util::text::with_commas(*v)) : std::string("?");
 }
 
 void print_gpus(const run::GpuQuery& q) {

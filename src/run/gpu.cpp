@@ -58,14 +58,4 @@ fs::path proc_root() {
 
 bool proc_root_is_real(const fs::path& root) { return root.lexically_normal() == fs::path("/proc"); }
 
-std::string with_commas(long long v) {
-    std::string digits = std::to_string(v < 0 ? -(v + 1) + 1ULL : static_cast<unsigned long long>(v));
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return v < 0 ? "-" + out : out;
-}
-
 }  // namespace inferlint::run

@@ -46,7 +46,4 @@ inline constexpr const char* kProcRootEnvVar = "INFERLINT_PROC_ROOT";
 std::filesystem::path proc_root();
 bool proc_root_is_real(const std::filesystem::path& root);
 
-// "24,564": thousands separated by commas.
-std::string with_commas(long long v);
-
 }  // namespace inferlint::run
