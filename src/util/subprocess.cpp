@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -38,6 +39,61 @@ std::string find_program(const std::string& name) {
     }
     return {};
 }
+
+namespace {
+
+using ChildClock = std::chrono::steady_clock;
+
+// Reads the child's stdout until it closes it, keeping at most max_bytes; false when the
+// deadline came first.
+bool read_child_output(int fd, ChildClock::time_point deadline, std::size_t max_bytes, std::string& out) {
+    char buf[8192];
+    for (;;) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - ChildClock::now()).count();
+        if (left <= 0) return false;
+        pollfd p{fd, POLLIN, 0};
+        int r = ::poll(&p, 1, static_cast<int>(left > 1000 ? 1000 : left));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return true;
+        }
+        if (r == 0) continue;
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return true;  // end of output: the child closed stdout
+        std::size_t room = max_bytes > out.size() ? max_bytes - out.size() : 0;
+        out.append(buf, static_cast<std::size_t>(n) < room ? static_cast<std::size_t>(n) : room);
+    }
+}
+
+// The child's wait status once it exits; nullopt when the deadline came first. A child may
+// close stdout and keep running: the time limit still holds.
+std::optional<int> wait_child_until(pid_t pid, ChildClock::time_point deadline) {
+    int status = 0;
+    for (;;) {
+        pid_t w = ::waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) return status;
+        if (ChildClock::now() >= deadline) return std::nullopt;
+        ::usleep(5000);
+    }
+}
+
+void say_how_child_ended(CommandOutput& res, const std::string& exe, std::optional<int> status, double timeout_s) {
+    if (!status) {
+        res.outcome = CommandOutput::Outcome::timed_out;
+        res.why = fmt::format("{}: no answer within {:g}s", exe, timeout_s);
+    } else if (WIFEXITED(*status)) {
+        res.outcome = CommandOutput::Outcome::exited;
+        res.exit_code = WEXITSTATUS(*status);
+        if (res.exit_code != 0) res.why = fmt::format("{}: exit status {}", exe, res.exit_code);
+    } else {
+        res.outcome = CommandOutput::Outcome::signalled;
+        res.exit_code = WIFSIGNALED(*status) ? WTERMSIG(*status) : -1;
+        res.why = fmt::format("{}: killed by signal {}", exe, res.exit_code);
+    }
+}
+
+}  // namespace
 
 CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s, std::size_t max_out_bytes) {
     CommandOutput res;
@@ -71,61 +127,16 @@ CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s
             res.why = fmt::format("{}: cannot run ({})", exe, std::strerror(child.error));
         return res;
     }
-    const pid_t pid = child.pid;
-
-    using Clock = std::chrono::steady_clock;
-    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+    auto deadline = ChildClock::now() + std::chrono::duration_cast<ChildClock::duration>(
                                        std::chrono::duration<double>(timeout_s < 0 ? 0 : timeout_s));
-    bool timed_out = false;
-    char buf[8192];
-    for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-        if (left <= 0) {
-            timed_out = true;
-            break;
-        }
-        pollfd p{out_pipe[0], POLLIN, 0};
-        int r = ::poll(&p, 1, static_cast<int>(left > 1000 ? 1000 : left));
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        if (r == 0) continue;
-        ssize_t n = ::read(out_pipe[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;  // end of output: the child closed stdout
-        std::size_t room = max_out_bytes > res.out.size() ? max_out_bytes - res.out.size() : 0;
-        res.out.append(buf, static_cast<std::size_t>(n) < room ? static_cast<std::size_t>(n) : room);
-    }
+    const bool whole = read_child_output(out_pipe[0], deadline, max_out_bytes, res.out);
     ::close(out_pipe[0]);
-    // A child may close stdout and keep running: the time limit still holds.
-    int status = 0;
-    while (!timed_out) {
-        pid_t w = ::waitpid(pid, &status, WNOHANG);
-        if (w == pid) break;
-        if (w < 0 && errno != EINTR) break;
-        if (Clock::now() >= deadline) {
-            timed_out = true;
-            break;
-        }
-        ::usleep(5000);
+    std::optional<int> status = whole ? wait_child_until(child.pid, deadline) : std::nullopt;
+    if (!status) {
+        ::kill(child.pid, SIGKILL);
+        reap(child.pid);
     }
-    if (timed_out) {
-        ::kill(pid, SIGKILL);
-        reap(pid);
-    }
-    if (timed_out) {
-        res.outcome = CommandOutput::Outcome::timed_out;
-        res.why = fmt::format("{}: no answer within {:g}s", exe, timeout_s);
-    } else if (WIFEXITED(status)) {
-        res.outcome = CommandOutput::Outcome::exited;
-        res.exit_code = WEXITSTATUS(status);
-        if (res.exit_code != 0) res.why = fmt::format("{}: exit status {}", exe, res.exit_code);
-    } else {
-        res.outcome = CommandOutput::Outcome::signalled;
-        res.exit_code = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
-        res.why = fmt::format("{}: killed by signal {}", exe, res.exit_code);
-    }
+    say_how_child_ended(res, exe, status, timeout_s);
     return res;
 }
 
