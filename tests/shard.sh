@@ -7,14 +7,17 @@
 #   shared: the test cases tagged [shared], which read ../shared/reference (or the folder
 #           INFERLINT_REFERENCE_DIR names); where it is absent they do not run, and the
 #           shard says so and exits 77, which CTest reports as Skipped.
+#   browser: the test cases tagged [browser], which drive a real Chromium; where it is not
+#           installed (or the reference they read is absent) the shard says so and exits 77.
 # Hidden test cases ([.]) are never run, as in a plain run of the binary.
-# usage: tests/shard.sh TEST_BINARY N I [unit|shared]     (1 <= I <= N)
+# usage: tests/shard.sh TEST_BINARY N I [unit|shared|browser]     (1 <= I <= N)
 set -u
 bin=$1 n=$2 i=$3 kind=${4:-unit}
 case $kind in
-  unit) filter='~[shared]~[.]' ;;
-  shared) filter='[shared]~[.]' ;;
-  *) echo "shard.sh: kind is unit or shared, not $kind" >&2; exit 2 ;;
+  unit) filter='~[shared]~[browser]~[.]' ;;
+  shared) filter='[shared]~[browser]~[.]' ;;
+  browser) filter='[browser]~[.]' ;;
+  *) echo "shard.sh: kind is unit, shared or browser, not $kind" >&2; exit 2 ;;
 esac
 spec=$("$bin" -# --list-tags "$filter" | grep -o '\[#[^]]*\]' | sort -u |
   awk -v n="$n" -v i="$i" -v f="$filter" '{ if ((NR - 1) % n == i - 1) { printf "%s%s%s", sep, $0, f; sep = "," } }')
@@ -30,6 +33,10 @@ else
     echo "$kind shard $i/$n: skipped: $count test cases (of the $total tagged [shared]) need $ref/fixtures, which is absent"
     exit 77
   fi
+fi
+if [ "$kind" = browser ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "$kind shard $i/$n: skipped: $count test cases drive Chromium, which is not installed (.ci/run installs it)"
+  exit 77
 fi
 echo "$kind shard $i/$n: $count test cases: $spec"
 "$bin" -# "$spec"
