@@ -1,0 +1,14 @@
+// The catalog's entries, one function per part of the table. Private to src/core/catalog*.cpp:
+// everything else reads the table through core/catalog.hpp.
+#pragma once
+
+#include "inferlint/core/catalog.hpp"
+
+#include <vector>
+
+namespace inferlint::catalog_table {
+
+// T1-T15, as the Python tool has them.
+std::vector<Tripwire> reference_tripwires();
+
+}  // namespace inferlint::catalog_table
