@@ -129,6 +129,10 @@ inline std::string shell_quote(const std::string& s) {
     return q + "'";
 }
 
+// The environment a comparison with the Python tool's golden outputs runs under: no engine
+// named, and only the tripwires the Python tool has (T1-T15).
+inline const std::string kGoldenEnv = "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=T1-T15 ";
+
 // Runs the built inferlint with args (each quoted); stdin from /dev/null. env_prefix,
 // e.g. "INFERLINT_ENGINE=sglang ", goes before the command.
 inline CliResult run_cli(const std::vector<std::string>& args, const std::string& env_prefix = "env -u INFERLINT_ENGINE ") {

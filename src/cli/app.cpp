@@ -106,7 +106,30 @@ bool resolve_engine(Common& common) {
     return true;
 }
 
+// --tripwires, else $INFERLINT_TRIPWIRES: which tripwires to report.
+bool resolve_tripwires(Common& common) {
+    const char* env = std::getenv(kTripwiresEnvVar);
+    const bool from_env = common.tripwires_arg.empty();
+    std::string value = from_env ? (env ? env : "") : common.tripwires_arg;
+    if (value.empty()) return true;
+    common.only = parse_tripwire_selection(value);
+    if (!common.only) {
+        std::cerr << fmt::format("inferlint: {}{}: not a list of tripwires (for example T1-T15 or T1,T8)\n",
+                                 from_env ? fmt::format("{}=", kTripwiresEnvVar) : "--tripwires ", value);
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
+
+std::vector<CheckResult> Common::selected(std::vector<CheckResult> results) const {
+    if (!only) return results;
+    std::erase_if(results, [&](const CheckResult& r) {
+        return std::find(only->begin(), only->end(), r.tripwire) == only->end();
+    });
+    return results;
+}
 
 Registrar::Registrar(Command c) { table().push_back(std::move(c)); }
 
@@ -139,7 +162,8 @@ void add_requested_option(CLI::App& app, std::optional<checks::Requested>& reque
         });
 }
 
-int emit(const std::vector<CheckResult>& results, const Common& common) {
+int emit(const std::vector<CheckResult>& all, const Common& common) {
+    const std::vector<CheckResult> results = common.selected(all);
     if (common.json) {
         std::cout << results_json(results) << "\n";
     } else {
@@ -210,6 +234,9 @@ int run(int argc, char** argv) {
         sub->group(group_title(c->group));
         sub->add_flag("--json", common.json, "machine-readable output");
         sub->add_flag("--strict", common.strict, "treat warnings as failures");
+        sub->add_option("--tripwires", common.tripwires_arg,
+                        "report only these, e.g. T1-T15 or T1,T8 (default: $INFERLINT_TRIPWIRES, else all)")
+            ->type_name("LIST");
         if (c->takes_engine == TakesEngine::yes) {
             sub->add_option("--engine", common.engine_arg,
                             "the serving engine (default: $INFERLINT_ENGINE, else told from the input)")
@@ -231,7 +258,7 @@ int run(int argc, char** argv) {
     for (auto& [sub, fn] : runners)
         if (sub->parsed()) chosen = fn;
     if (!chosen) return 2;
-    if (!resolve_engine(common)) return 2;
+    if (!resolve_engine(common) || !resolve_tripwires(common)) return 2;
     try {
         return chosen(common);
     } catch (const InputError& e) {

@@ -130,6 +130,7 @@ int run_report(Opts o, const Common& common) {
                    : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
                                                             : std::nullopt;
     checks::RunVerdicts verdicts = checks::check_run(ev);
+    verdicts.results = common.selected(std::move(verdicts.results));
     report::Report rep = report::build_report(std::move(ev), std::move(verdicts), std::move(loaded->series),
                                               loaded->boot_s, page_info(o));
     util::write_file(out, report::render_report_html(rep));

@@ -49,6 +49,7 @@ int xray_command(const Opts& o, const Common& common) {
     if (!o.title.empty()) plan.title = o.title;
     plan.engine = common.engine;
     plan.strict = common.strictness();
+    plan.only = common.only;
     plan = xray::checked(std::move(plan));  // bad input: one line and exit 2, nothing started
 
     // With --json, stdout carries only results.json; progress goes to stderr.

@@ -30,8 +30,13 @@ struct Common {
     std::string engine_arg;
     const Engine* engine = nullptr;
     bool engine_from_env = false;
+    // The tripwires to report (--tripwires, else $INFERLINT_TRIPWIRES); nullopt: all of them.
+    std::string tripwires_arg;
+    std::optional<std::vector<TripwireId>> only;
 
     Strict strictness() const { return strict ? Strict::yes : Strict::no; }
+    // The results for the tripwires asked for, in order (all of them when none were named).
+    std::vector<CheckResult> selected(std::vector<CheckResult> results) const;
     // "--engine sglang" or "INFERLINT_ENGINE=sglang", for messages.
     std::string how_named() const;
 };
@@ -59,7 +64,10 @@ int run(int argc, char** argv);
 
 // ---- shared output helpers for commands ----
 
-// Prints the results (terminal lines or --json) and returns the exit status.
+inline constexpr const char* kTripwiresEnvVar = "INFERLINT_TRIPWIRES";
+
+// Prints the results for the tripwires asked for (terminal lines or --json) and returns
+// the exit status they give.
 int emit(const std::vector<CheckResult>& results, const Common& common);
 
 // When the user named an engine and `found` is another one: says so on stderr and

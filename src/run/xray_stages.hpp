@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <memory>
 #include <mutex>
@@ -79,6 +80,7 @@ private:
         if (cb_.on_stage) cb_.on_stage(s);
     }
     void record(CheckResult r) {
+        if (plan_.only && std::find(plan_.only->begin(), plan_.only->end(), r.tripwire) == plan_.only->end()) return;
         say(terminal_line(r));
         o_.results.push_back(std::move(r));
     }

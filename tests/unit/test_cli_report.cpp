@@ -63,7 +63,7 @@ TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence 
             args.push_back(a);
         }
         // run where the Python tool ran, in the fixtures folder, so paths in evidence agree
-        const std::string in_root = "cd " + testsupport::shell_quote(root.string()) + " && env -u INFERLINT_ENGINE ";
+        const std::string in_root = "cd " + testsupport::shell_quote(root.string()) + " && " + testsupport::kGoldenEnv;
         // the terminal's lines, as the Python tool printed them
         auto text = testsupport::run_cli(args, in_root);
         CHECK(text.rc == c["text_exit"].get<int>());
@@ -286,4 +286,20 @@ TEST_CASE("report: the simulator's recordings give the figures the simulator kno
     CHECK(healthy.rc == 0);
     CHECK(has(healthy.out, "The KV cache held the whole load."));
     CHECK_FALSE(has(healthy.out, "TRIPWIRE-FAILED"));
+}
+
+TEST_CASE("report: --requested 0 or below is exit 2 before anything is written", "[report][cli]") {
+    const fs::path run = testsupport::own_fixtures() / "vllm-sim" / "preempted";
+    testsupport::TempDir dir("report-requested");
+    const fs::path out = dir.path / "r.html";
+    for (const char* n : {"0", "-3"}) {
+        auto r = testsupport::run_cli({"report", run.string(), "-o", out.string(), "--requested", n});
+        INFO(r.err);
+        CHECK(r.rc == 2);
+        CHECK(r.err.rfind("inferlint: --requested: must be a whole number above 0", 0) == 0);
+        CHECK_FALSE(fs::exists(out));
+    }
+    auto ok = testsupport::run_cli({"report", run.string(), "-o", out.string(), "--requested", "16", "--json"});
+    CHECK(ok.rc == 0);
+    CHECK(ok.out.find("\"T8\"") != std::string::npos);
 }

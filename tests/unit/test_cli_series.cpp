@@ -40,7 +40,7 @@ TEST_CASE("series: every golden case gives the Python tool's verdicts and eviden
             args.push_back(fs::exists(root / s) ? (root / s).string() : s);
         }
         args.push_back("--json");
-        auto r = testsupport::run_cli(args);
+        auto r = testsupport::run_cli(args, testsupport::kGoldenEnv);
         INFO(name << "\n" << r.err);
         CHECK(r.rc == g["exit"].get<int>());
         json ours = json::parse(r.out);
@@ -52,7 +52,7 @@ TEST_CASE("series: every golden case gives the Python tool's verdicts and eviden
         }
         // the terminal form prints the same verdict lines' labels and exit status
         args.pop_back();
-        auto text = testsupport::run_cli(args);
+        auto text = testsupport::run_cli(args, testsupport::kGoldenEnv);
         CHECK(text.rc == g["text_exit"].get<int>());
         ++cases;
     }
@@ -128,4 +128,49 @@ TEST_CASE("series: a truncated last line is skipped, counted, and the rest check
     CHECK(out[0]["evidence"]["samples"] == 6);
     CHECK(out[0]["evidence"]["ceiling_min"] == 4);
     CHECK(out[1]["status"] == "pass");
+}
+
+TEST_CASE("series: --tripwires and INFERLINT_TRIPWIRES report only the tripwires named, and gate on them",
+          "[series][cli]") {
+    const fs::path run = testsupport::own_fixtures() / "vllm-sim" / "preempted";
+    const std::vector<std::string> base{"series", (run / "run.series.jsonl").string(), "--snapshot",
+                                        (run / "after.snapshot.json").string(), "--requested", "16"};
+    auto all = testsupport::run_cli(base);
+    INFO(all.out << all.err);
+    CHECK(all.rc == 1);  // T8 fails on this run
+    CHECK(all.out.find("[ T8] TRIPWIRE-FAILED") != std::string::npos);
+
+    auto args = base;
+    args.insert(args.end(), {"--tripwires", "T9,T14", "--json"});
+    auto only = testsupport::run_cli(args);
+    json got = json::parse(only.out);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0]["tripwire"] == "T14");
+    CHECK(got[1]["tripwire"] == "T9");
+    CHECK(only.rc != 1);  // T8's failure is not asked for
+
+    auto env = testsupport::run_cli(base, "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=T8 ");
+    CHECK(env.rc == 1);
+    CHECK(env.out.find("[T14]") == std::string::npos);
+    CHECK(env.out.find("[ T8]") != std::string::npos);
+
+    auto bad = testsupport::run_cli(base, "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=T1-T99 ");
+    CHECK(bad.rc == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err == "inferlint: INFERLINT_TRIPWIRES=T1-T99: not a list of tripwires (for example T1-T15 or T1,T8)\n");
+    args = base;
+    args.insert(args.end(), {"--tripwires", "T8-T1"});
+    CHECK(testsupport::run_cli(args).rc == 2);
+}
+
+TEST_CASE("series: --requested 0 or below is refused in one line naming the option", "[series][cli]") {
+    const fs::path run = testsupport::own_fixtures() / "vllm-sim" / "preempted";
+    for (const char* n : {"0", "-5", "x", "3.5"}) {
+        auto r = testsupport::run_cli({"series", (run / "run.series.jsonl").string(), "--requested", n});
+        INFO(n << ": " << r.err);
+        CHECK(r.rc == 2);
+        CHECK(r.out.empty());
+        CHECK(r.err.rfind("inferlint: --requested: must be a whole number above 0", 0) == 0);
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    }
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace inferlint {
 
@@ -37,5 +38,9 @@ constexpr std::optional<TripwireId> tripwire_id(std::string_view text) {
 
 // For text that names a tripwire (a JSON document, a user's argument): the code's text.
 constexpr bool operator==(TripwireId id, std::string_view text) { return code(id) == text; }
+
+// The tripwires a list names: codes and ranges, separated by commas ("T1-T15", "T1,T8,T14",
+// any case). nullopt when a part names no tripwire or a range runs backwards.
+std::optional<std::vector<TripwireId>> parse_tripwire_selection(std::string_view text);
 
 }  // namespace inferlint

@@ -86,6 +86,7 @@ struct Plan {
     std::optional<std::string> title;
     const Engine* engine = nullptr;  // the engine named; nullptr: told from the server
     Strict strict = Strict::no;
+    std::optional<std::vector<TripwireId>> only;  // the tripwires to report; nullopt: all
     Timings timings;
 };
 
