@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
+fs::path report_scratch(const std::string& name) {
     auto dir = testsupport::scratch_dir("cli-report") / name;
     fs::create_directories(dir);
     return dir;
@@ -56,7 +56,7 @@ TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence 
         json c = json::parse(inferlint::util::read_file(entry.path()));
         if (c.contains("mutations")) continue;
         INFO(stem);
-        fs::path tmp = scratch("golden");
+        fs::path tmp = report_scratch("golden");
         std::vector<std::string> args;
         for (std::string a : c["argv"]) {
             if (auto at = a.find("{TMP}"); at != std::string::npos) a.replace(at, 5, tmp.string());
@@ -96,7 +96,7 @@ TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence 
 
 TEST_CASE("report: a run folder is read by name and gets its page", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
-    fs::path folder = scratch("run");
+    fs::path folder = report_scratch("run");
     fs::copy(root / "sglang-0.5/qwen3-8b", folder, fs::copy_options::recursive);
     for (const auto& e : fs::directory_iterator(folder))
         fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
@@ -119,7 +119,7 @@ TEST_CASE("report: a run folder is read by name and gets its page", "[report][cl
 TEST_CASE("report: files named on the command line, and the output folder made", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
     fs::path live = root / "vllm-0.28/live";
-    fs::path out = scratch("named") / "runs" / "today" / "r.html";
+    fs::path out = report_scratch("named") / "runs" / "today" / "r.html";
     auto r = testsupport::run_cli({"report", "-o", out.string(), "--boot-log", (live / "boot.log").string(),
                                    "--before", (live / "before.snapshot.json").string(), "--after",
                                    (live / "after.snapshot.json").string(), "--series",
@@ -130,7 +130,7 @@ TEST_CASE("report: files named on the command line, and the output folder made",
     CHECK(fs::file_size(out) > 50'000);
     CHECK(has(inferlint::util::read_file(out), "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl"));
     // a boot log alone: the page says what it could not check
-    fs::path only = scratch("only") / "r.html";
+    fs::path only = report_scratch("only") / "r.html";
     auto b = testsupport::run_cli({"report", "-o", only.string(), "--boot-log", (live / "boot.log").string()});
     CHECK(b.rc == 0);
     std::string html = inferlint::util::read_file(only);
@@ -143,7 +143,7 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
     auto none = testsupport::run_cli({"report"});
     CHECK(none.rc == 2);
     CHECK(has(none.err, "give a run folder, or -o"));
-    fs::path tmp = scratch("bad");
+    fs::path tmp = report_scratch("bad");
     auto missing = testsupport::run_cli({"report", (tmp / "nope").string()});
     CHECK(missing.rc == 2);
     CHECK(has(missing.err, "is not a folder"));
@@ -156,7 +156,7 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
     CHECK(has(empty.err, "boot.log"));
     CHECK_FALSE(fs::exists(tmp / "report.html"));
 
-    fs::path garbage = scratch("garbage");
+    fs::path garbage = report_scratch("garbage");
     inferlint::util::write_file(garbage / "before.snapshot.json", "this is not json\n");
     fs::copy_file(root / "vllm-0.28/live/after.snapshot.json", garbage / "after.snapshot.json");
     auto g = testsupport::run_cli({"report", garbage.string()});
@@ -164,7 +164,7 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
     CHECK(has(g.err, "before.snapshot.json"));
     CHECK(lines_in(g.err) == 1);
 
-    fs::path binary = scratch("binary");
+    fs::path binary = report_scratch("binary");
     inferlint::util::write_file(binary / "boot.log", std::string("\x7f" "ELF\0\0\0\x01", 8));
     auto bin = testsupport::run_cli({"report", binary.string()});
     CHECK(bin.rc == 2);
@@ -172,7 +172,7 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
     CHECK(lines_in(bin.err) == 1);
 
     fs::path live = root / "vllm-0.28/live";
-    fs::path bench = scratch("bench") / "bench.json";
+    fs::path bench = report_scratch("bench") / "bench.json";
     inferlint::util::write_file(bench, "{\"completed\": ");
     auto truncated = testsupport::run_cli({"report", "-o", (bench.parent_path() / "r.html").string(), "--before",
                                            (live / "before.snapshot.json").string(), "--after",
@@ -184,7 +184,7 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
 
 TEST_CASE("report: files from different engines are refused", "[report][cli][shared]") {
     REQUIRE_REFERENCE(root);
-    fs::path out = scratch("mixed") / "r.html";
+    fs::path out = report_scratch("mixed") / "r.html";
     auto snaps = testsupport::run_cli({"report", "-o", out.string(), "--before",
                                        (root / "vllm-0.28/live/before.snapshot.json").string(), "--after",
                                        (root / "sglang-0.5/live/after.snapshot.json").string()});
@@ -209,7 +209,7 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
     REQUIRE_REFERENCE(root);
     // Run by the browser shard only where Chromium is installed (tests/shard.sh).
     if (std::system("command -v chromium >/dev/null 2>&1") != 0) FAIL("chromium is not installed");
-    fs::path dir = scratch("browser");
+    fs::path dir = report_scratch("browser");
     std::string log = inferlint::util::read_file(root / "vllm-0.28/live/boot.log");
     const std::string model = "/models/Qwen3.8-27B-W4A16-AutoRound'";
     for (auto at = log.find(model); at != std::string::npos; at = log.find(model))
@@ -219,7 +219,7 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
         fs::copy_file(root / "vllm-0.28/live" / f, dir / f);
     auto r = testsupport::run_cli({"report", dir.string(), "--requested", "32", "--title", "<b>bold</b>"});
     REQUIRE(r.rc == 0);
-    fs::path profile = scratch("profile");
+    fs::path profile = report_scratch("profile");
     fs::path dom = dir / "dom.html", errs = dir / "chromium.log";
     std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
                       "--disable-background-networking --disable-component-update --disable-sync "
@@ -267,7 +267,7 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
 TEST_CASE("report: the simulator's recordings give the figures the simulator knows", "[report][cli]") {
     fs::path sim = testsupport::own_fixtures() / "vllm-sim";
     json truth = json::parse(inferlint::util::read_file(sim / "preempted/truth.json"));
-    fs::path out = scratch("sim") / "r.html";
+    fs::path out = report_scratch("sim") / "r.html";
     auto r = testsupport::run_cli({"report", (sim / "preempted").string(), "-o", out.string(), "--json"});
     CHECK(r.rc == 0);
     json results = json::parse(r.out);

@@ -13,7 +13,7 @@ using namespace inferlint;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> catalog_lines(const std::string& text) {
     std::vector<std::string> out;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) out.push_back(line);
@@ -116,7 +116,7 @@ TEST_CASE("catalog: wrapping keeps every word and never exceeds the width", "[ca
 TEST_CASE("catalog: explain text for one tripwire, with and without an engine", "[catalog]") {
     const Tripwire& t1 = *lookup_tripwire("T1");
     std::string all = explain_text(t1, nullptr, 88);
-    auto lines = lines_of(all);
+    auto lines = catalog_lines(all);
     REQUIRE(lines.size() > 4);
     CHECK(lines[0] == "T1  Silent preemption  (silent-preemption)");
     CHECK(all.find("\n    Why it matters: ") != std::string::npos);
@@ -138,7 +138,7 @@ TEST_CASE("catalog: explain text for one tripwire, with and without an engine", 
 
 TEST_CASE("catalog: explain wraps every paragraph to a narrow terminal", "[catalog]") {
     for (const auto& t : tripwires()) {
-        auto lines = lines_of(explain_text(t, nullptr, 40));
+        auto lines = catalog_lines(explain_text(t, nullptr, 40));
         REQUIRE(lines.size() > 3);
         CHECK(lines[0].starts_with(std::string(t.id) + "  "));
         for (const auto& line : lines) {

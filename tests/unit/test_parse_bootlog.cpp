@@ -12,7 +12,7 @@ using parse::BootFacts;
 using parse::parse_boot_log;
 
 namespace {
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
+std::string bootlog_replaced(std::string text, const std::string& from, const std::string& to) {
     auto at = text.find(from);
     REQUIRE(at != std::string::npos);
     return text.replace(at, from.size(), to);
@@ -92,7 +92,7 @@ TEST_CASE("bootlog: a changed format is reported, not defaulted", "[bootlog][sha
     REQUIRE_REFERENCE(root);
     std::string text = util::read_file(root / "vllm-0.28/boot_eager.log");
     BootFacts f = parse_boot_log(
-        replaced(text, "GPU KV cache size: 31,554 tokens, Maximum concurrency for 16,384 tokens per request: 1.93x",
+        bootlog_replaced(text, "GPU KV cache size: 31,554 tokens, Maximum concurrency for 16,384 tokens per request: 1.93x",
                  "GPU KV cache size: 31.5k tokens (1.93x concurrency)"),
         nullptr);
     CHECK_FALSE(f.kv_pool_tokens);
@@ -114,7 +114,7 @@ TEST_CASE("bootlog: a changed format is reported, not defaulted", "[bootlog][sha
     CHECK(g.unparsed.empty());
 
     // a cut-off arguments line is unparsed
-    BootFacts h = parse_boot_log(replaced(text, "'max_num_seqs': 32}", "'max_num_seqs': 3"), nullptr);
+    BootFacts h = parse_boot_log(bootlog_replaced(text, "'max_num_seqs': 32}", "'max_num_seqs': 3"), nullptr);
     CHECK_FALSE(h.non_default_args);
     CHECK(unparsed_fields(h) == std::vector<std::string>{"non_default_args"});
 }

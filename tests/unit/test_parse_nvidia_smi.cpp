@@ -8,11 +8,11 @@ using nvidia_smi::GpuInfo;
 
 namespace {
 // Read from the RTX 4090 the reference fixtures were recorded on (idle, driver 616.56).
-const std::string kRtx4090 = "0, NVIDIA GeForce RTX 4090, 24564, 0, 24138, 616.56, 8.9\n";
+const std::string kSmiRtx4090 = "0, NVIDIA GeForce RTX 4090, 24564, 0, 24138, 616.56, 8.9\n";
 }  // namespace
 
 TEST_CASE("nvidia-smi: one GPU parses into every field", "[nvidia-smi]") {
-    auto gpus = nvidia_smi::parse_gpus(kRtx4090);
+    auto gpus = nvidia_smi::parse_gpus(kSmiRtx4090);
     REQUIRE(gpus.size() == 1);
     CHECK(gpus[0] == GpuInfo{0, "NVIDIA GeForce RTX 4090", 24564, 0, 24138, "616.56", "8.9"});
     CHECK(gpus[0].family() == "Ada Lovelace");
@@ -35,7 +35,7 @@ TEST_CASE("nvidia-smi: compute capability names the family", "[nvidia-smi]") {
 }
 
 TEST_CASE("nvidia-smi: several GPUs, and values it cannot give are missing, not 0", "[nvidia-smi]") {
-    auto gpus = nvidia_smi::parse_gpus(kRtx4090 + "1, NVIDIA A100-SXM4-40GB, [N/A], [N/A], [N/A], 550.54, 8.0\n");
+    auto gpus = nvidia_smi::parse_gpus(kSmiRtx4090 + "1, NVIDIA A100-SXM4-40GB, [N/A], [N/A], [N/A], 550.54, 8.0\n");
     REQUIRE(gpus.size() == 2);
     CHECK(gpus[0].index == 0);
     CHECK(gpus[1].index == 1);

@@ -20,19 +20,19 @@ namespace {
 
 using testsupport::TempDir;
 
-void write(const fs::path& p, const std::string& bytes) {
+void procfs_write(const fs::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
 }
 
 // One process as the kernel shows it: cmdline NUL-separated, stat "pid (comm) S ppid ...".
-void add_proc(const fs::path& root, int pid, int ppid, const std::vector<std::string>& argv, const std::string& comm) {
+void procfs_add_proc(const fs::path& root, int pid, int ppid, const std::vector<std::string>& argv, const std::string& comm) {
     auto d = root / std::to_string(pid);
     fs::create_directories(d);
     std::string cmdline;
     for (const auto& a : argv) cmdline += a + '\0';
-    write(d / "cmdline", cmdline);
-    write(d / "stat", std::to_string(pid) + " (" + comm + ") S " + std::to_string(ppid) + " 1 1 0 -1\n");
-    write(d / "comm", comm + "\n");
+    procfs_write(d / "cmdline", cmdline);
+    procfs_write(d / "stat", std::to_string(pid) + " (" + comm + ") S " + std::to_string(ppid) + " 1 1 0 -1\n");
+    procfs_write(d / "comm", comm + "\n");
 }
 
 }  // namespace
@@ -71,16 +71,16 @@ TEST_CASE("procfs: cmdline splits on NUL, drops empties, trims setproctitle padd
     CHECK(procfs::parse_cmdline("") == V{});  // a kernel thread
     CHECK(procfs::parse_cmdline(std::string("tail\0-f\0logs/vllm serve.log", 27)) ==
           V{"tail", "-f", "logs/vllm serve.log"});
-    // Renamed processes can also write one long string with spaces and no NULs.
+    // Renamed processes can also procfs_write one long string with spaces and no NULs.
     CHECK(procfs::parse_cmdline("sglang::scheduler   ") == V{"sglang::scheduler"});
 }
 
 TEST_CASE("procfs: a synthetic tree is read, vanished and non-process entries skipped", "[procfs]") {
     TempDir t;
-    add_proc(t.path, 1, 0, {"/sbin/init"}, "init");
-    add_proc(t.path, 100, 1, {"bash", "run_campaign.sh"}, "bash");
-    add_proc(t.path, 200, 100, {"/opt/venv/bin/python", "/opt/venv/bin/vllm", "serve", "/models/m"}, "vllm");
-    add_proc(t.path, 201, 200, {"VLLM::EngineCore"}, "VLLM::EngineCor");
+    procfs_add_proc(t.path, 1, 0, {"/sbin/init"}, "init");
+    procfs_add_proc(t.path, 100, 1, {"bash", "run_campaign.sh"}, "bash");
+    procfs_add_proc(t.path, 200, 100, {"/opt/venv/bin/python", "/opt/venv/bin/vllm", "serve", "/models/m"}, "vllm");
+    procfs_add_proc(t.path, 201, 200, {"VLLM::EngineCore"}, "VLLM::EngineCor");
     fs::create_directories(t.path / "self");
     fs::create_directories(t.path / "999");  // exited while we looked: no files
     auto got = procfs::list_processes(t.path);
@@ -97,20 +97,20 @@ TEST_CASE("procfs: a synthetic tree is read, vanished and non-process entries sk
 
 TEST_CASE("procfs: unreadable and garbled entries are skipped, kernel threads kept", "[procfs]") {
     TempDir t;
-    add_proc(t.path, 10, 1, {"ok"}, "ok");
-    add_proc(t.path, 2, 0, {}, "kthreadd");  // empty cmdline
+    procfs_add_proc(t.path, 10, 1, {"ok"}, "ok");
+    procfs_add_proc(t.path, 2, 0, {}, "kthreadd");  // empty cmdline
     // A cmdline we cannot read (a folder where the file should be; root reads mode 000 files).
-    add_proc(t.path, 11, 1, {"x"}, "x");
+    procfs_add_proc(t.path, 11, 1, {"x"}, "x");
     fs::remove(t.path / "11" / "cmdline");
     fs::create_directories(t.path / "11" / "cmdline");
     // Garbage in stat.
-    add_proc(t.path, 12, 1, {"y"}, "y");
-    write(t.path / "12" / "stat", "\x89PNG\r\n\x1a\n garbage");
+    procfs_add_proc(t.path, 12, 1, {"y"}, "y");
+    procfs_write(t.path / "12" / "stat", "\x89PNG\r\n\x1a\n garbage");
     // Binary junk in cmdline and comm: read, not a crash.
-    add_proc(t.path, 13, 1, {}, "z");
-    write(t.path / "13" / "cmdline", std::string("\xff\xfe\0\x01\x02\0", 6));
+    procfs_add_proc(t.path, 13, 1, {}, "z");
+    procfs_write(t.path / "13" / "cmdline", std::string("\xff\xfe\0\x01\x02\0", 6));
     // No comm file.
-    add_proc(t.path, 14, 1, {"w"}, "w");
+    procfs_add_proc(t.path, 14, 1, {"w"}, "w");
     fs::remove(t.path / "14" / "comm");
     // A name that is all digits but too large for a pid.
     fs::create_directories(t.path / "99999999999999999999");

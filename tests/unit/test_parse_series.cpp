@@ -23,7 +23,7 @@ fs::path temp_file(const std::string& name, const std::string& text) {
     return p;
 }
 
-const char* kHeader = R"({"schema": "inferlint.series/1", "url": "http://127.0.0.1:8000", "interval_s": 0.25})";
+const char* kSeriesHeader = R"({"schema": "inferlint.series/1", "url": "http://127.0.0.1:8000", "interval_s": 0.25})";
 
 std::string input_error(const fs::path& p) {
     try {
@@ -87,7 +87,7 @@ TEST_CASE("streaming summary and in-memory summary agree", "[series][parse][shar
 }
 
 TEST_CASE("a run killed mid-write keeps what it recorded", "[series][parse]") {
-    std::string text = std::string(kHeader) + "\n" +
+    std::string text = std::string(kSeriesHeader) + "\n" +
                        R"({"t_wall": 1.5, "t_mono_ns": 10, "running": 2.0, "waiting": 0.0, "kv_usage": 0.5})" + "\n" +
                        R"({"t_wall": 2.0, "t_mono_ns": 20, "running": 3.0, "waiting": null, "kv_usage": 0.75})" +
                        "\n" + R"({"t_wall": 2.5, "t_mono_ns": 30, "runn)";
@@ -116,21 +116,21 @@ TEST_CASE("bad input is one error naming the file", "[series][parse]") {
     CHECK_THAT(input_error(temp_file("indented.json", "{\n \"schema\": \"inferlint.snapshot/1\"\n}\n")),
                Catch::Contains("indented.json: not a series recording"));
     CHECK_THAT(input_error(temp_file("prom.txt", "# HELP x\nx 1\n")), Catch::Contains("not a series recording"));
-    CHECK_THAT(input_error(temp_file("types.jsonl", std::string(kHeader) + "\n{\"t_wall\": 1.0, \"running\": \"ten\"}\n")),
+    CHECK_THAT(input_error(temp_file("types.jsonl", std::string(kSeriesHeader) + "\n{\"t_wall\": 1.0, \"running\": \"ten\"}\n")),
                Catch::Contains("types.jsonl: line 2: \"running\" is not a number"));
-    CHECK_THAT(input_error(temp_file("nowall.jsonl", std::string(kHeader) + "\n{\"running\": 1.0}\n")),
+    CHECK_THAT(input_error(temp_file("nowall.jsonl", std::string(kSeriesHeader) + "\n{\"running\": 1.0}\n")),
                Catch::Contains("nowall.jsonl: line 2:"));
-    CHECK_THAT(input_error(temp_file("list.jsonl", std::string(kHeader) + "\n{\"t_wall\": [1], \"running\": 1}\n")),
+    CHECK_THAT(input_error(temp_file("list.jsonl", std::string(kSeriesHeader) + "\n{\"t_wall\": [1], \"running\": 1}\n")),
                Catch::Contains("line 2: \"t_wall\" is not a number"));
 }
 
 TEST_CASE("a 50 MB single line is refused without reading it whole", "[series][parse]") {
     std::string big(50u << 20, 'a');
-    auto p = temp_file("big.jsonl", std::string(kHeader) + "\n{\"t_wall\": 1, \"x\": \"" + big + "\"}\n");
+    auto p = temp_file("big.jsonl", std::string(kSeriesHeader) + "\n{\"t_wall\": 1, \"x\": \"" + big + "\"}\n");
     CHECK_THAT(input_error(p), Catch::Contains("big.jsonl: line 2 is over"));
     auto q = temp_file("bignl.jsonl", big);
     CHECK_THAT(input_error(q), Catch::Contains("bignl.jsonl: line 1 is over"));
-    std::string text = std::string(kHeader) + "\n" + big;
+    std::string text = std::string(kSeriesHeader) + "\n" + big;
     CHECK_THROWS_AS(series_from_text(text, "mem"), InputError);
     fs::remove(p);
     fs::remove(q);

@@ -43,7 +43,7 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
     return n;
 }
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+bool page_has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 // Every element closed in order (void HTML elements and self-closed SVG ones aside); the
 // contents of <script> and <style> are skipped. Returns the first problem, or "".
@@ -83,7 +83,7 @@ std::string unbalanced(const std::string& html) {
     return stack.empty() ? "" : "left open: " + stack.back();
 }
 
-fs::path scratch_dir() {
+fs::path report_scratch_dir() {
     auto dir = fs::temp_directory_path() / ("inferlint-report-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     return dir;
@@ -122,13 +122,13 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
     CHECK(*sm.mean_queue_s == Approx(936.91 / 32).margin(0.01));
     CHECK(sm.boot_s == 124.0);  // 17:48:43 to 17:50:47, the last stamped line up to ready
     std::string html = render_report_html(rep);
-    CHECK(has(html, "The load tool kept 32 requests open for 1 min 34 s."));
-    CHECK(has(html, "finished 32 requests with no errors and generated 32,000 tokens"));
-    CHECK(has(html, "never worked on more than 10 at once"));
-    CHECK(has(html, "32,000 (1,000 per request)"));
-    CHECK(has(html, "32: 32 reached their token limit, no errors"));
-    CHECK(has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
-    CHECK(has(html, "8 of 15. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot logs), T7 "
+    CHECK(page_has(html, "The load tool kept 32 requests open for 1 min 34 s."));
+    CHECK(page_has(html, "finished 32 requests with no errors and generated 32,000 tokens"));
+    CHECK(page_has(html, "never worked on more than 10 at once"));
+    CHECK(page_has(html, "32,000 (1,000 per request)"));
+    CHECK(page_has(html, "32: 32 reached their token limit, no errors"));
+    CHECK(page_has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
+    CHECK(page_has(html, "8 of 15. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot logs), T7 "
                     "(needs a live server), T13 (a rule for test scripts), T15 (needs the load tool&#x27;s result "
                     "file)"));
 }
@@ -136,16 +136,16 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
 TEST_CASE("report: the page shows the run's key figures", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string html = render_report_html(live_report(root));
-    CHECK(has(html, "<div class=\"tile-value\">341.4</div>"));      // T10's tokens/s
-    CHECK(has(html, "over 93.7 s"));
-    CHECK(has(html, "341.44 tokens/s over 93.720s"));                // T10 in full
-    CHECK(has(html, "<div class=\"tile-value\">22</div>"));         // preemptions
-    CHECK(has(html, "<div class=\"tile-value\">10 of 32</div>"));   // ran at once
-    CHECK(has(html, "<div class=\"tile-value\">42</div>"));         // usable blocks
-    CHECK(has(html, "43 reported, one held back; 784 tokens per block"));
-    CHECK(has(html, "784-token units"));
-    CHECK(has(html, "26,093-token KV pool"));
-    CHECK(has(html, "The reading moves in steps of 1/42"));
+    CHECK(page_has(html, "<div class=\"tile-value\">341.4</div>"));      // T10's tokens/s
+    CHECK(page_has(html, "over 93.7 s"));
+    CHECK(page_has(html, "341.44 tokens/s over 93.720s"));                // T10 in full
+    CHECK(page_has(html, "<div class=\"tile-value\">22</div>"));         // preemptions
+    CHECK(page_has(html, "<div class=\"tile-value\">10 of 32</div>"));   // ran at once
+    CHECK(page_has(html, "<div class=\"tile-value\">42</div>"));         // usable blocks
+    CHECK(page_has(html, "43 reported, one held back; 784 tokens per block"));
+    CHECK(page_has(html, "784-token units"));
+    CHECK(page_has(html, "26,093-token KV pool"));
+    CHECK(page_has(html, "The reading moves in steps of 1/42"));
 }
 
 TEST_CASE("report: the page is well formed and fetches nothing", "[report][shared]") {
@@ -155,14 +155,14 @@ TEST_CASE("report: the page is well formed and fetches nothing", "[report][share
     INFO(unbalanced(html));
     std::regex external(R"re((src|href)="(https?:)?//)re");
     CHECK_FALSE(std::regex_search(html, external));
-    CHECK_FALSE(has(html, "@import"));
-    CHECK_FALSE(has(html, "url(http"));
-    CHECK(has(html, "Content-Security-Policy"));
-    CHECK(has(html, "<link rel=\"icon\" href=\"data:image/svg+xml,"));
+    CHECK_FALSE(page_has(html, "@import"));
+    CHECK_FALSE(page_has(html, "url(http"));
+    CHECK(page_has(html, "Content-Security-Policy"));
+    CHECK(page_has(html, "<link rel=\"icon\" href=\"data:image/svg+xml,"));
     CHECK(occurrences(html, "data-theme-toggle") == 1 + occurrences(html, "[data-theme-toggle]"));
-    CHECK(has(html, "inferlint-theme"));
-    CHECK(has(html, ":root{"));
-    CHECK(has(html, ":root[data-theme=\"dark\"]"));
+    CHECK(page_has(html, "inferlint-theme"));
+    CHECK(page_has(html, ":root{"));
+    CHECK(page_has(html, ":root[data-theme=\"dark\"]"));
 }
 
 TEST_CASE("report: charts, each with a data table", "[report][shared]") {
@@ -176,8 +176,8 @@ TEST_CASE("report: charts, each with a data table", "[report][shared]") {
     CHECK(ids == std::vector<std::string>{"fig-requests", "fig-kv", "fig-tput", "fig-levels", "fig-memory"});
     CHECK(occurrences(html, "<details><summary>Data table</summary>") == 5);
     CHECK(occurrences(html, "class=\"chart-data\"") == 3);
-    CHECK(has(html, "How many requests ran at once, and for how long"));
-    CHECK(has(html, "but the server never ran more than 10."));
+    CHECK(page_has(html, "How many requests ran at once, and for how long"));
+    CHECK(page_has(html, "but the server never ran more than 10."));
 }
 
 TEST_CASE("report: preemption markers add up to the counter", "[report][shared]") {
@@ -193,16 +193,16 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     std::string html = render_report_html(rep);
-    for (const auto& r : rep.results) CHECK(has(html, "<span class=\"tw\">" + std::string(code(r.tripwire)) + "</span>"));
-    for (const auto& t : tripwires()) CHECK(has(html, report::svg::escape_html(t.name)));
+    for (const auto& r : rep.results) CHECK(page_has(html, "<span class=\"tw\">" + std::string(code(r.tripwire)) + "</span>"));
+    for (const auto& t : tripwires()) CHECK(page_has(html, report::svg::escape_html(t.name)));
     for (const char* label : {"Tripwire failed", "Warning", "Pass", "Can't tell", "Does not apply"})
-        CHECK(has(html, std::string("</svg>") + label + "</span>"));
+        CHECK(page_has(html, std::string("</svg>") + label + "</span>"));
     CHECK(occurrences(html, "<details class=\"gloss\"") == 3);
     for (const char* term : {"Token", "KV cache", "KV pool", "KV block", "Preemption", "Concurrency"})
-        CHECK(has(html, std::string("<dt>") + term + "</dt>"));
-    CHECK(has(html, "The server worked; the failed tripwires are about the measurement."));
-    CHECK(has(html, "The server finished 32 requests with no errors."));
-    CHECK(has(html, "4 passed</summary>"));
+        CHECK(page_has(html, std::string("<dt>") + term + "</dt>"));
+    CHECK(page_has(html, "The server worked; the failed tripwires are about the measurement."));
+    CHECK(page_has(html, "The server finished 32 requests with no errors."));
+    CHECK(page_has(html, "4 passed</summary>"));
     // "what limited" first, before the account of the run
     CHECK(html.find("id=\"h-limits\"") < html.find("id=\"h-happened\""));
 }
@@ -211,7 +211,7 @@ TEST_CASE("report: errors in the counters change the account", "[report][shared]
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     const std::string marker = "finished_reason=\"error\",model_name=\"qwen38\"} 0.0";
-    REQUIRE(has(rep.after->text, marker));
+    REQUIRE(page_has(rep.after->text, marker));
     Snapshot broken;  // a fresh one: a copy would share the parsed metrics
     broken.url = rep.after->url;
     broken.text = rep.after->text;
@@ -227,8 +227,8 @@ TEST_CASE("report: errors in the counters change the account", "[report][shared]
     Report rep2 = build_report(std::move(in));
     std::string html = render_report_html(rep2);
     CHECK(rep2.summary.finished_with("error") == 3);
-    CHECK(has(html, "(3 of them with an error)"));
-    CHECK_FALSE(has(html, "with no errors"));
+    CHECK(page_has(html, "(3 of them with an error)"));
+    CHECK_FALSE(page_has(html, "with no errors"));
 }
 
 TEST_CASE("report: a crash tripwire says the server failed", "[report][shared]") {
@@ -236,7 +236,7 @@ TEST_CASE("report: a crash tripwire says the server failed", "[report][shared]")
     ReportInputs in;
     in.boot_logs = {root / "vllm-0.28/boot_fail_accelerator.log"};
     std::string html = render_report_html(build_report(std::move(in)));
-    CHECK(has(html, "T12: the server itself failed."));
+    CHECK(page_has(html, "T12: the server itself failed."));
 }
 
 TEST_CASE("report: a restart between the readings drops the counts", "[report][shared]") {
@@ -247,7 +247,7 @@ TEST_CASE("report: a restart between the readings drops the counts", "[report][s
     Report rep = build_report(std::move(in));
     CHECK(rep.summary.restarted);
     CHECK_FALSE(rep.summary.done());
-    CHECK(has(render_report_html(rep), "restarted between the before and after readings"));
+    CHECK(page_has(render_report_html(rep), "restarted between the before and after readings"));
     CHECK(rep.result(TripwireId::T1)->status == Status::fail);  // as the Python tool: a restart is a failed run, not a count
 }
 
@@ -257,10 +257,10 @@ TEST_CASE("report: two boots get the pool chart and no run charts", "[report][sh
     in.boot_logs = {root / "vllm-0.28/boot_pool_level_hi.log", root / "vllm-0.28/boot_pool_level_lo.log"};
     Report rep = build_report(std::move(in));
     std::string html = render_report_html(rep);
-    CHECK(has(html, "KV pool per boot"));
-    CHECK_FALSE(has(html, "Requests over time"));
+    CHECK(page_has(html, "KV pool per boot"));
+    CHECK_FALSE(page_has(html, "Requests over time"));
     CHECK(rep.result(TripwireId::T4) != nullptr);
-    CHECK(has(rep.results.front().message, "boot_pool_level_hi.log: "));
+    CHECK(page_has(rep.results.front().message, "boot_pool_level_hi.log: "));
 }
 
 TEST_CASE("report: no preemptions in the recording, no markers", "[report][shared]") {
@@ -271,38 +271,38 @@ TEST_CASE("report: no preemptions in the recording, no markers", "[report][share
     in.series = std::move(s);
     in.requested = 32;
     std::string flat = render_report_html(build_report(std::move(in)));
-    CHECK(has(render_report_html(live_report(root)), "class=\"ev\""));
-    CHECK_FALSE(has(flat, "class=\"ev\""));
+    CHECK(page_has(render_report_html(live_report(root)), "class=\"ev\""));
+    CHECK_FALSE(page_has(flat, "class=\"ev\""));
 }
 
 TEST_CASE("report: an untested release is flagged", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string log = util::read_file(root / "vllm-0.28/boot_cudagraphs.log");
-    REQUIRE(has(log, "(v0.28"));
-    auto newer = scratch_dir() / "boot.log";
+    REQUIRE(page_has(log, "(v0.28"));
+    auto newer = report_scratch_dir() / "boot.log";
     log.replace(log.find("(v0.28"), 6, "(v0.99");
     util::write_file(newer, log);
     ReportInputs tested;
     tested.boot_logs = {root / "vllm-0.28/boot_cudagraphs.log"};
-    CHECK_FALSE(has(render_report_html(build_report(std::move(tested))), "class=\"version-note\""));
+    CHECK_FALSE(page_has(render_report_html(build_report(std::move(tested))), "class=\"version-note\""));
     ReportInputs untested;
     untested.boot_logs = {newer};
     std::string html = render_report_html(build_report(std::move(untested)));
-    CHECK(has(html, "class=\"version-note\""));
-    CHECK(has(html, "not a tested version"));
+    CHECK(page_has(html, "class=\"version-note\""));
+    CHECK(page_has(html, "not a tested version"));
 }
 
 TEST_CASE("report: text from a log or a title can never become markup", "[report][security][shared]") {
     REQUIRE_REFERENCE(root);
     std::string log = util::read_file(root / "vllm-0.28/boot_fail_accelerator.log");
     const std::string payload = "<script>alert(1)</script>\"><img src=x onerror=alert(1)>";
-    REQUIRE(has(log, "device not ready"));
+    REQUIRE(page_has(log, "device not ready"));
     log.replace(log.find("device not ready"), 16, payload);
-    REQUIRE(has(log, "/models/Qwen3.8-27B-W4A16-AutoRound'"));
+    REQUIRE(page_has(log, "/models/Qwen3.8-27B-W4A16-AutoRound'"));
     for (auto at = log.find("/models/Qwen3.8-27B-W4A16-AutoRound'"); at != std::string::npos;
          at = log.find("/models/Qwen3.8-27B-W4A16-AutoRound'"))
         log.replace(at, 36, "/models/<script>alert(2)</script>'");
-    auto path = scratch_dir() / "evil.boot.log";
+    auto path = report_scratch_dir() / "evil.boot.log";
     util::write_file(path, log);
     ReportInputs in;
     in.boot_logs = {path};
@@ -310,13 +310,13 @@ TEST_CASE("report: text from a log or a title can never become markup", "[report
     in.sources = {"<img src=x onerror=alert(4)>.json"};
     Report rep = build_report(std::move(in));
     std::string html = render_report_html(rep);
-    CHECK_FALSE(has(html, "<script>alert"));
-    CHECK_FALSE(has(html, "<img"));
-    CHECK_FALSE(has(html, "\"><img"));
+    CHECK_FALSE(page_has(html, "<script>alert"));
+    CHECK_FALSE(page_has(html, "<img"));
+    CHECK_FALSE(page_has(html, "\"><img"));
     // the text is there, as text
-    CHECK(has(html, "&lt;img src=x onerror=alert(1)&gt;"));
-    CHECK(has(html, "<title>&lt;script&gt;alert(3)&lt;/script&gt;</title>"));
-    CHECK(has(html, "&lt;img src=x onerror=alert(4)&gt;.json"));
+    CHECK(page_has(html, "&lt;img src=x onerror=alert(1)&gt;"));
+    CHECK(page_has(html, "<title>&lt;script&gt;alert(3)&lt;/script&gt;</title>"));
+    CHECK(page_has(html, "&lt;img src=x onerror=alert(4)&gt;.json"));
     CHECK(unbalanced(html).empty());
 }
 
@@ -351,7 +351,7 @@ TEST_CASE("report: a million-sample recording makes a page under 3 MB", "[report
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     WARN("1,000,000 samples: " << html.size() << " bytes in " << secs << " s");
     CHECK(html.size() < 3'000'000);
-    CHECK(has(html, "of the 1,000,000 readings"));
+    CHECK(page_has(html, "of the 1,000,000 readings"));
     CHECK(unbalanced(html).empty());
     // every preemption still marked: 20 of them, on two charts
     std::regex ev(R"re(<path class="ev"[^>]*><title>(\d+) preemptions? at)re");

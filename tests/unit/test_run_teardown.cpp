@@ -49,7 +49,7 @@ std::set<int> pids(const std::vector<Proc>& ps) {
     return out;
 }
 
-class FakeClock final : public run::Clock {
+class TeardownClock final : public run::Clock {
 public:
     double t = 0;
     double now_s() override { return t; }
@@ -60,7 +60,7 @@ public:
 run::ClearResult run_wait(std::vector<std::optional<long long>> readings, std::vector<int> live,
                           run::WaitOptions opts) {
     std::size_t ri = 0, li = 0;
-    FakeClock clock;
+    TeardownClock clock;
     auto read = [&]() -> std::vector<long long> {
         auto v = readings.at(ri++);
         return v ? std::vector<long long>{*v} : std::vector<long long>{};
@@ -211,14 +211,14 @@ TEST_CASE("wait_clear: unreadable GPU memory is not clear", "[teardown]") {
     CHECK_FALSE(r.readings.back().max_used_mib);
     CHECK(r.reason == "not clear after 10s: last reading None MiB used, 0 server processes alive");
 
-    FakeClock clock;
+    TeardownClock clock;
     auto empty = run::wait_clear([] { return std::vector<long long>{}; }, [] { return 0; }, {.timeout_s = 4.0}, clock);
     CHECK_FALSE(empty.clear);
     CHECK(empty.readings.size() == 3);
 }
 
 TEST_CASE("wait_clear: the busiest GPU decides, the limit is inclusive, timeout 0 reads once", "[teardown]") {
-    FakeClock clock;
+    TeardownClock clock;
     auto two = run::wait_clear([] { return std::vector<long long>{10, 801}; }, [] { return 0; },
                                {.timeout_s = 0.0}, clock);
     CHECK_FALSE(two.clear);
@@ -238,7 +238,7 @@ TEST_CASE("teardown: SIGTERM, then SIGKILL to the survivors, then wait for clear
     auto t = table();
     std::set<int> alive = {201};  // EngineCore ignores SIGTERM
     std::vector<std::pair<int, int>> sent;
-    FakeClock clock;
+    TeardownClock clock;
     auto listing = [&] {
         std::vector<Proc> out;
         for (const auto& p : t)
@@ -268,7 +268,7 @@ TEST_CASE("teardown: --engine signals one engine, yet the card waits for every e
     std::vector<Proc> t = {P(10, 1, {"sglang", "serve"}, "sglang"), P(40, 1, {"vllm", "serve", "m"}, "vllm")};
     std::set<int> alive = {10, 40};
     std::vector<int> signalled;
-    FakeClock clock;
+    TeardownClock clock;
     auto listing = [&] {
         std::vector<Proc> out;
         for (const auto& p : t)

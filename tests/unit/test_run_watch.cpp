@@ -22,7 +22,7 @@ const char* kMetrics =
     "vllm:prompt_tokens_total{engine=\"0\",model_name=\"m\"} 50.0\n";
 
 // A clock that moves only when told: scrapes advance it by their cost, sleeps jump it.
-struct FakeClock {
+struct WatchClock {
     long long now = 0;
     std::vector<long long> scrape_starts;
     run::WatchClock clock() {
@@ -43,7 +43,7 @@ Snapshot snap_of(const std::string& text, long long mono) {
     return s;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> watch_lines(const std::string& text) {
     std::vector<std::string> out;
     std::istringstream in(text);
     for (std::string l; std::getline(in, l);) out.push_back(l);
@@ -55,7 +55,7 @@ constexpr long long ms = 1'000'000;
 }  // namespace
 
 TEST_CASE("watch keeps a fixed schedule and skips the ticks a slow scrape overran", "[watch]") {
-    FakeClock fc;
+    WatchClock fc;
     int call = 0;
     auto scrape = [&](const std::string&) {
         fc.scrape_starts.push_back(fc.now);
@@ -75,7 +75,7 @@ TEST_CASE("watch keeps a fixed schedule and skips the ticks a slow scrape overra
     CHECK(rep.gaps == 0);
     REQUIRE(notes.size() == 1);
     CHECK(notes[0] == "scrape finished 0.250 s after it was due, longer than the 0.1 s interval: skipped 2 readings");
-    auto lines = lines_of(out.str());
+    auto lines = watch_lines(out.str());
     REQUIRE(lines.size() == 9);
     CHECK(lines[0] == R"({"schema": "inferlint.series/1", "url": "http://h:8000", "interval_s": 0.1, "engine": "vllm"})");
     auto row = Json::parse(lines[1]);
@@ -87,7 +87,7 @@ TEST_CASE("watch keeps a fixed schedule and skips the ticks a slow scrape overra
 }
 
 TEST_CASE("a failed scrape is a gap with a note, never a row of zeros", "[watch]") {
-    FakeClock fc;
+    WatchClock fc;
     int call = 0;
     auto scrape = [&](const std::string&) -> Snapshot {
         fc.now += ms;
@@ -108,7 +108,7 @@ TEST_CASE("a failed scrape is a gap with a note, never a row of zeros", "[watch]
     CHECK(notes[0] == "scrape failed: cannot connect to http://h:8000/metrics: nothing answers there");
     CHECK(notes[1] == "scrape failed 1 more time the same way");
     CHECK(notes[2].starts_with("scrape failed: "));
-    auto lines = lines_of(out.str());
+    auto lines = watch_lines(out.str());
     REQUIRE(lines.size() == 4);  // header + 3 samples
     CHECK(Json::parse(lines[0])["engine"] == "vllm");  // told from the first good scrape
     for (std::size_t i = 1; i < lines.size(); ++i) CHECK(Json::parse(lines[i])["running"] == 3.0);
@@ -118,7 +118,7 @@ TEST_CASE("a failed scrape is a gap with a note, never a row of zeros", "[watch]
 }
 
 TEST_CASE("a server that never answered still leaves a header saying what the file is", "[watch]") {
-    FakeClock fc;
+    WatchClock fc;
     auto scrape = [&](const std::string&) -> Snapshot {
         fc.now += ms;
         throw InputError("down");
@@ -129,7 +129,7 @@ TEST_CASE("a server that never answered still leaves a header saying what the fi
                           fc.clock());
     CHECK(rep.samples == 0);
     CHECK(rep.gaps == 2);
-    auto lines = lines_of(out.str());
+    auto lines = watch_lines(out.str());
     REQUIRE(lines.size() == 1);
     CHECK(lines[0] == R"({"schema": "inferlint.series/1", "url": "http://h:8000", "interval_s": 0.5})");
 }

@@ -24,7 +24,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
+fs::path plan_scratch(const std::string& name) {
     auto d = fs::temp_directory_path() / ("il-xray-plan-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(d);
     fs::create_directories(d);
@@ -138,7 +138,7 @@ TEST_CASE("xray: the server's address comes from the --serve command", "[xray]")
 }
 
 TEST_CASE("xray: bad input is refused before anything starts", "[xray]") {
-    auto dir = scratch("bad");
+    auto dir = plan_scratch("bad");
     auto refused = [](xray::Plan p) -> std::string {
         try {
             xray::checked(std::move(p));
@@ -212,7 +212,7 @@ TEST_CASE("xray: bad input is refused before anything starts", "[xray]") {
 }
 
 TEST_CASE("xray: a good plan gets its address and its folder", "[xray]") {
-    auto dir = scratch("good");
+    auto dir = plan_scratch("good");
     auto p = plan_in(dir);
     p.url = "127.0.0.1:8123/";
     auto c = xray::checked(p);
@@ -255,7 +255,7 @@ TEST_CASE("xray: the exit status", "[xray]") {
 }
 
 TEST_CASE("xray: results.json says whether the run completed, and holds every result", "[xray]") {
-    auto dir = scratch("results");
+    auto dir = plan_scratch("results");
     xray::Plan p = plan_in(dir);
     p.url = "http://127.0.0.1:9";
     xray::Outcome o;
@@ -293,7 +293,7 @@ TEST_CASE("spawn_process: a missing program is an error, not a child exiting 127
     auto r = util::spawn_process({"no-such-program-xyz"}, {});
     CHECK_FALSE(r.started());
     CHECK(r.error == "no-such-program-xyz: not found on PATH");
-    auto dir = scratch("spawn");
+    auto dir = plan_scratch("spawn");
     util::write_file(dir / "not-exec", "#!/bin/sh\n");
     fs::permissions(dir / "not-exec", fs::perms::owner_read | fs::perms::owner_write);
     auto denied = util::spawn_process({(dir / "not-exec").string()}, {});
@@ -303,7 +303,7 @@ TEST_CASE("spawn_process: a missing program is an error, not a child exiting 127
 }
 
 TEST_CASE("spawn_process: a session of its own, output to a file", "[xray]") {
-    auto dir = scratch("session");
+    auto dir = plan_scratch("session");
     auto log = dir / "out.log";
     auto r = util::spawn_process({"/bin/sh", "-c", "echo out; echo err >&2; read -r a b c d e f rest < /proc/$$/stat; echo sid=$f"},
                                  {.group = util::ProcessGroup::new_session, .output = util::OutputTo::file,

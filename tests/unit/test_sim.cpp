@@ -28,11 +28,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double since(std::chrono::steady_clock::time_point t0) {
+double sim_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+bool sim_alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 
 std::string comm_of(int pid) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/comm");
@@ -41,7 +41,7 @@ std::string comm_of(int pid) {
     return s;
 }
 
-fs::path scratch(const std::string& name) {
+fs::path sim_scratch(const std::string& name) {
     auto d = fs::temp_directory_path() / ("il-sim-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(d);
     fs::create_directories(d);
@@ -72,7 +72,7 @@ int spawn(const std::vector<std::string>& args, const fs::path& log) {
 // Waits for a child to exit (at most timeout_s); its exit status, or -1.
 int wait_exit(int pid, double timeout_s) {
     auto t0 = std::chrono::steady_clock::now();
-    while (since(t0) < timeout_s) {
+    while (sim_since(t0) < timeout_s) {
         int status = 0;
         if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -90,7 +90,7 @@ struct Sim {
     int exit_status = -1;
 
     explicit Sim(const std::string& name, std::vector<std::string> extra, bool expect_ready = true)
-        : dir(scratch(name)), log(dir / "boot.log") {
+        : dir(sim_scratch(name)), log(dir / "boot.log") {
         std::vector<std::string> args = {"serve", "sim/Qwen3-8B", "--port", "0", "--sim-boot-s", "0.05",
                                          "--sim-log-interval-s", "0.5"};
         args.insert(args.end(), extra.begin(), extra.end());
@@ -98,7 +98,7 @@ struct Sim {
         auto t0 = std::chrono::steady_clock::now();
         static const std::regex port_re(R"(Starting vLLM server on http://127\.0\.0\.1:(\d+))");
         static const std::regex core_re(R"(\(EngineCore pid=(\d+)\))");
-        while (since(t0) < 20) {
+        while (sim_since(t0) < 20) {
             std::string text = util::read_file(log, util::AllowEmpty::yes);
             std::smatch m;
             if (!core && std::regex_search(text, m, core_re)) core = std::stoi(m[1]);
@@ -117,7 +117,7 @@ struct Sim {
         if (pid > 0) {  // not ready in time: stop it here, as a throwing constructor runs no destructor
             ::kill(pid, SIGKILL);
             wait_exit(pid, 2);
-            if (alive(core)) ::kill(core, SIGKILL);
+            if (sim_alive(core)) ::kill(core, SIGKILL);
             pid = -1;
         }
         if (expect_ready) FAIL("the simulator did not start: " << util::read_file(log, util::AllowEmpty::yes));
@@ -133,7 +133,7 @@ struct Sim {
                 wait_exit(pid, 2);
             }
         }
-        if (alive(core) && comm_of(core).starts_with("VLLM::EngineCor")) ::kill(core, SIGKILL);
+        if (sim_alive(core) && comm_of(core).starts_with("VLLM::EngineCor")) ::kill(core, SIGKILL);
         fs::remove_all(dir);
     }
 };
@@ -290,7 +290,7 @@ TEST_CASE("a /metrics slower than the interval: watch skips ticks and says so", 
 TEST_CASE("the EngineCore is named as vLLM's, outlives a SIGKILL of its parent, stops on SIGTERM", "[sim]") {
     {
         Sim s("names", {});
-        REQUIRE(alive(s.core));
+        REQUIRE(sim_alive(s.core));
         CHECK(comm_of(s.core) == "VLLM::EngineCor");
         std::ifstream f("/proc/" + std::to_string(s.core) + "/cmdline");
         std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -299,8 +299,8 @@ TEST_CASE("the EngineCore is named as vLLM's, outlives a SIGKILL of its parent, 
         CHECK(wait_exit(s.pid, 5) == 0);
         s.pid = -1;
         auto t0 = std::chrono::steady_clock::now();
-        while (alive(s.core) && since(t0) < 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        CHECK_FALSE(alive(s.core));
+        while (sim_alive(s.core) && sim_since(t0) < 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        CHECK_FALSE(sim_alive(s.core));
         CHECK(s.text().find("[shutdown] EngineCore: trigger received signal=SIGTERM") != std::string::npos);
     }
     {
@@ -309,7 +309,7 @@ TEST_CASE("the EngineCore is named as vLLM's, outlives a SIGKILL of its parent, 
         CHECK(wait_exit(s.pid, 5) == 128 + SIGKILL);
         s.pid = -1;
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        CHECK(alive(s.core));  // the orphan holds on, as a real EngineCore does; ~Sim kills it
+        CHECK(sim_alive(s.core));  // the orphan holds on, as a real EngineCore does; ~Sim kills it
     }
 }
 

@@ -21,7 +21,7 @@ using inferlint::util::parse_base_url;
 namespace {
 
 // An httplib server on a free loopback port, stopped when it goes out of scope.
-struct TestServer {
+struct HttpTestServer {
     httplib::Server svr;
     int port = 0;
     std::thread th;
@@ -30,7 +30,7 @@ struct TestServer {
         th = std::thread([this] { svr.listen_after_bind(); });
     }
     std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
-    ~TestServer() {
+    ~HttpTestServer() {
         svr.stop();
         if (th.joinable()) th.join();
     }
@@ -188,7 +188,7 @@ TEST_CASE("invalid UTF-8 is replaced as Python's 'replace' does", "[http]") {
 }
 
 TEST_CASE("GET returns status and body; get_text wants 2xx", "[http]") {
-    TestServer s;
+    HttpTestServer s;
     s.svr.Get("/ok", [](const httplib::Request&, httplib::Response& r) { r.set_content("hello", "text/plain"); });
     s.svr.Get("/bad", [](const httplib::Request&, httplib::Response& r) {
         r.status = 503;
@@ -252,7 +252,7 @@ TEST_CASE("a connection reset mid-body is an error, not a short body", "[http]")
 }
 
 TEST_CASE("a body over the cap is refused, not read whole", "[http]") {
-    TestServer s;
+    HttpTestServer s;
     s.svr.Get("/big", [](const httplib::Request&, httplib::Response& r) {
         r.set_content(std::string(3 << 20, 'x'), "text/plain");
     });
@@ -436,7 +436,7 @@ TEST_CASE("IPv6 loopback: GET http://[::1]:port", "[http]") {
 }
 
 TEST_CASE("localhost is tried on each of its addresses", "[http]") {
-    TestServer s;  // IPv4 only: if localhost is ::1 first, that address is refused and the next one tried
+    HttpTestServer s;  // IPv4 only: if localhost is ::1 first, that address is refused and the next one tried
     s.svr.Get("/ok", [](const httplib::Request&, httplib::Response& r) {
         r.set_content("hello", "text/plain");
     });
@@ -449,7 +449,7 @@ TEST_CASE("localhost is tried on each of its addresses", "[http]") {
 TEST_CASE("a large POST body arrives intact, with the request headers", "[http]") {
     std::mutex m;
     std::string seen_headers;
-    TestServer s;
+    HttpTestServer s;
     s.svr.Post("/echo", [&](const httplib::Request& q, httplib::Response& r) {
         {
             std::lock_guard<std::mutex> lock(m);
