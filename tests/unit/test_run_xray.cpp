@@ -208,7 +208,9 @@ TEST_CASE("xray on the simulator: a server that dies mid-load", "[xray][sim]") {
     const int port = free_port();
     xray::Plan plan;
     plan.out = sb.out();
-    plan.serve = serve_cmd(sb, port, "--sim-die-after-s 1.0 --sim-time-scale 1");
+    // Killed once it has answered 8 scrapes: after xray's first reading and the before
+    // snapshot, a few readings into the load, however slow the machine.
+    plan.serve = serve_cmd(sb, port, "--sim-die-after-scrapes 8 --sim-time-scale 1");
     plan.load = bench_cmd(sb, port, 64, 4, 16, 400);
     plan.probe = false;
     auto r = run_xray(plan);

@@ -112,6 +112,7 @@ ServeConfig serve_config(const Args& a) {
     c.fail_boot = a.str("sim_fail_boot", "");
     c.crash_on_request = a.flag("sim_crash_on_first_request") ? 1 : a.integer("sim_crash_on_request", 0);
     c.die_after_s = a.number("sim_die_after_s", 0);
+    c.die_after_scrapes = static_cast<int>(a.integer("sim_die_after_scrapes", 0));
     c.metrics_delay_s = a.number("sim_metrics_delay_s", 0);
     c.dead_linger_s = a.number("sim_dead_linger_s", c.dead_linger_s);
     c.orphan_linger_s = a.number("sim_orphan_linger_s", c.orphan_linger_s);

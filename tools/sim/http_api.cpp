@@ -7,7 +7,10 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
+#include <unistd.h>
 #include <mutex>
 #include <thread>
 
@@ -79,6 +82,7 @@ struct HttpApi::Impl {
     httplib::Server svr;
     std::mutex http_mu;
     HttpCounts http;
+    std::atomic<int> scrapes{0};
 
     Impl(const ServeConfig& c, Shared& s, int p, double w) : cfg(c), sh(s), pid(p), start_wall(w) {}
 
@@ -237,6 +241,15 @@ struct HttpApi::Impl {
                 text = metrics_text(sh, ctx);
             }
             res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
+            if (cfg.die_after_scrapes > 0 && ++scrapes == cfg.die_after_scrapes) {
+                // Killed outright once this answer has had time to go out: a death at a
+                // known point of a recording, however slow the machine running the test.
+                std::thread([core = sh.core_pid] {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                    if (core > 0) kill(core, SIGKILL);
+                    kill(getpid(), SIGKILL);
+                }).detach();
+            }
         });
         svr.Get("/sim/state", [this](const httplib::Request&, httplib::Response& res) {
             Lock l(sh);

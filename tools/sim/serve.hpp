@@ -30,6 +30,7 @@ struct ServeConfig {
     std::string fail_boot;        // "", "oom", "kv"
     int crash_on_request = 0;     // the engine dies when this completion arrives
     double die_after_s = 0;       // the whole server is killed this long after it is ready
+    int die_after_scrapes = 0;    // ... or once it has answered this many /metrics requests
     double metrics_delay_s = 0;   // /metrics answers this late
     double dead_linger_s = 1.0;   // after the engine dies, the API server exits this much later
     double orphan_linger_s = 60;  // an EngineCore whose parent was killed lives this long
