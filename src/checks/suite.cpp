@@ -5,6 +5,7 @@
 #include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/series_checks.hpp"
 #include "inferlint/checks/t15_client_server.hpp"
+#include "inferlint/checks/t18_chunks_not_tokens.hpp"
 
 #include <algorithm>
 
@@ -108,10 +109,34 @@ RunVerdicts check_load(const RunEvidence& ev) {
     return out;
 }
 
-std::optional<CheckResult> check_client_server(const RunEvidence& ev) {
-    if (!ev.bench || !ev.before || !ev.after) return std::nullopt;
-    return check_client_server_agree(*ev.bench, *ev.before, *ev.after, ev.untimed_requests);
+namespace {
+
+// Whether the snapshots show the server emitting more than one token per step.
+bool suite_speculating(const Snapshot& before, const Snapshot& after) {
+    Json unused = Json::object();
+    try {
+        auto tps = tokens_per_step(before, after, unused);
+        return tps && *tps > 1.0;
+    } catch (const ServerRestarted&) {
+        return false;
+    }
 }
+
+}  // namespace
+
+ClientCountVerdicts check_client_counts(const RunEvidence& ev) {
+    ClientCountVerdicts out;
+    if (!ev.before || !ev.after) return out;
+    const BenchResult* bench = ev.bench ? &*ev.bench : nullptr;
+    if (bench || suite_speculating(*ev.before, *ev.after))
+        out.t18 = check_chunks_not_tokens(bench, *ev.before, *ev.after, ev.untimed_requests);
+    if (bench)
+        out.t15 = check_client_server_agree(*bench, *ev.before, *ev.after, ev.untimed_requests,
+                                            out.t18 ? &*out.t18 : nullptr);
+    return out;
+}
+
+std::optional<CheckResult> check_client_server(const RunEvidence& ev) { return check_client_counts(ev).t15; }
 
 RunVerdicts check_run(const RunEvidence& ev) {
     RunVerdicts out;
@@ -128,10 +153,13 @@ RunVerdicts check_run(const RunEvidence& ev) {
             if (r.tripwire == t) last = &r;
         out.results.push_back(*last);
     }
-    if (auto t15 = check_client_server(ev)) out.results.push_back(std::move(*t15));
+    ClientCountVerdicts counts = check_client_counts(ev);
+    if (counts.t15) out.results.push_back(std::move(*counts.t15));
     RunVerdicts load = check_load(ev);
     for (auto& r : load.results) out.results.push_back(std::move(r));
     out.usable_blocks = load.usable_blocks;
+    // After the load's verdicts, so that T1..T15 keep the order the reference prints.
+    if (counts.t18) out.results.push_back(std::move(*counts.t18));
     return out;
 }
 

@@ -11,4 +11,7 @@ namespace inferlint::catalog_table {
 // T1-T15, as the Python tool has them.
 std::vector<Tripwire> reference_tripwires();
 
+// T18: the load tool counted stream chunks, not tokens (catalog_t18.cpp).
+Tripwire chunks_not_tokens();
+
 }  // namespace inferlint::catalog_table

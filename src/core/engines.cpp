@@ -31,6 +31,10 @@ Engine make_vllm() {
         .queue_time = "vllm:request_queue_time_seconds",
         .cache_info = "vllm:cache_config_info",
         .finished_reason_label = "finished_reason",
+        // Exported only when the server runs with --speculative-config (0.28: num_drafts
+        // counts one per request per verified step).
+        .spec_drafts = "vllm:spec_decode_num_drafts_total",
+        .spec_accepted_tokens = "vllm:spec_decode_num_accepted_tokens_total",
     };
     e.tested = {"0.28", "0.29", "0.30"};
     e.preemption = "preemption";
@@ -55,6 +59,9 @@ Engine make_sglang() {
         .queue_time = "sglang:queue_time_seconds",
         .pool_tokens = "sglang:max_total_num_tokens",
         .page_size = "sglang:page_size",
+        // 0.5.20 exports it always, 0.0 without speculative decoding: accepted drafts plus
+        // the bonus token per forward, over the last logged batch.
+        .spec_accept_length = "sglang:spec_accept_length",
     };
     e.tested = {"0.5"};
     e.preemption = "retraction";

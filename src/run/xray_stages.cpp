@@ -146,7 +146,9 @@ void Xray::run_checks() {
         if (cut()) return;
         record(r.tripwire == TripwireId::T10 ? checks::with_timer_comparison(std::move(r)) : std::move(r));
     }
-    if (auto t15 = checks::check_client_server(ev)) record(std::move(*t15));
+    checks::ClientCountVerdicts counts = checks::check_client_counts(ev);
+    if (counts.t15) record(std::move(*counts.t15));
+    if (counts.t18 && !cut()) record(std::move(*counts.t18));
     cut();
 }
 

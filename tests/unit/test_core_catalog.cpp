@@ -22,7 +22,7 @@ std::vector<std::string> catalog_lines(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", "[catalog]") {
+TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool, then this project's", "[catalog]") {
     // Codes, slugs and commands are an interface: scripts and docs name them.
     const std::vector<std::tuple<std::string, std::string, std::string>> expected{
         {"T1", "silent-preemption", "inferlint preemption before.json after.json"},
@@ -40,20 +40,30 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", 
         {"T13", "stale-waiter", "see docs/orchestration.md"},
         {"T14", "null-block", "inferlint series run.series.jsonl --snapshot after.json"},
         {"T15", "client-server-mismatch", "inferlint xray -o results/ -- vllm bench serve ..."},
+        {"T18", "chunks-not-tokens", "inferlint client-counts before.json after.json --bench-result bench.json"},
     };
+    // The reference's fifteen come first, in order; this project's follow, each after the last.
     const auto& all = tripwires();
-    REQUIRE(all.size() == expected.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        INFO(all[i].id);
-        CHECK(all[i].id == std::get<0>(expected[i]));
-        CHECK(all[i].slug == std::get<1>(expected[i]));
-        CHECK(all[i].command == std::get<2>(expected[i]));
-        CHECK_FALSE(all[i].name.empty());
-        CHECK_FALSE(all[i].trap.empty());
-        CHECK_FALSE(all[i].what.empty());
-        CHECK_FALSE(all[i].why.empty());
-        CHECK_FALSE(all[i].check.empty());
-        CHECK_FALSE(all[i].verified.empty());
+    REQUIRE(all.size() >= 15);
+    std::size_t at = 0;
+    for (const auto& [id, slug, command] : expected) {
+        INFO(id);
+        auto it = std::find_if(all.begin() + static_cast<std::ptrdiff_t>(at), all.end(),
+                               [&](const Tripwire& t) { return t.id == id; });
+        REQUIRE(it != all.end());
+        if (at < 15) CHECK(static_cast<std::size_t>(it - all.begin()) == at);
+        at = static_cast<std::size_t>(it - all.begin()) + 1;
+        CHECK(it->slug == slug);
+        CHECK(it->command == command);
+    }
+    for (const auto& t : all) {
+        INFO(t.id);
+        CHECK_FALSE(t.name.empty());
+        CHECK_FALSE(t.trap.empty());
+        CHECK_FALSE(t.what.empty());
+        CHECK_FALSE(t.why.empty());
+        CHECK_FALSE(t.check.empty());
+        CHECK_FALSE(t.verified.empty());
     }
     CHECK(all[0].name == "Silent preemption");
     CHECK(all[14].name == "Client and server counts disagree");
@@ -65,8 +75,11 @@ TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vL
         CHECK(t.note(EngineId::vllm).empty());
         CHECK(t.note(EngineId::sglang).empty() == t.note(EngineId::trtllm).empty());
         if (!t.note(EngineId::sglang).empty()) with_notes.insert(std::string(t.id));
+        // This project's tripwires say how each engine differs.
+        if (static_cast<int>(t.key) > 15) CHECK_FALSE(t.note(EngineId::sglang).empty());
     }
-    CHECK(with_notes == std::set<std::string>{"T1", "T14", "T2", "T5", "T8", "T9"});
+    for (const char* id : {"T3", "T4", "T6", "T7", "T10", "T11", "T12", "T13", "T15"}) CHECK_FALSE(with_notes.count(id));
+    for (const char* id : {"T1", "T14", "T2", "T5", "T8", "T9"}) CHECK(with_notes.count(id));
     const auto* t1 = lookup_tripwire("T1");
     REQUIRE(t1);
     CHECK(t1->note(EngineId::sglang).find("sglang:num_retracted_requests_total") != std::string_view::npos);
@@ -88,7 +101,8 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
     CHECK(lookup_tripwire("  T15 ")->id == "T15");
     CHECK(lookup_tripwire("falling-ceiling")->id == "T9");
     CHECK(lookup_tripwire("Null-Block")->id == "T14");
-    CHECK(lookup_tripwire("T16") == nullptr);
+    CHECK(lookup_tripwire("T99") == nullptr);
+    CHECK(lookup_tripwire("chunks-not-tokens")->key == TripwireId::T18);
     CHECK(lookup_tripwire("T0") == nullptr);
     CHECK(lookup_tripwire("") == nullptr);
     CHECK(lookup_tripwire("preemption") == nullptr);
@@ -97,8 +111,10 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
 
 TEST_CASE("catalog: the known names listed for an unknown one", "[catalog]") {
     std::string known = known_tripwires_text();
-    CHECK(known.starts_with("T1-T15, or a name: silent-preemption, orphaned-engine"));
-    CHECK(known.ends_with("null-block, client-server-mismatch"));
+    CHECK(known.starts_with(fmt::format("T1-{}, or a name: silent-preemption, orphaned-engine", tripwires().back().id)));
+    CHECK(known.find("null-block, client-server-mismatch, ") != std::string::npos);
+    CHECK(known.ends_with(std::string(tripwires().back().slug)));
+    CHECK(known.find("chunks-not-tokens") != std::string::npos);
 }
 
 TEST_CASE("catalog: wrapping keeps every word and never exceeds the width", "[catalog]") {
@@ -195,6 +211,7 @@ TEST_CASE("catalog: one entry per TripwireId, in code order, each written as cod
         CHECK(find_tripwire(t.key) == &t);
     }
     CHECK_FALSE(tripwire_id("t1"));  // codes are exact; `explain` takes any case through lookup_tripwire
-    CHECK_FALSE(tripwire_id("T16"));
+    CHECK_FALSE(tripwire_id("T99"));
+    CHECK(tripwire_id("T18") == TripwireId::T18);
     CHECK(code(TripwireId{}) == "T?");
 }

@@ -87,10 +87,19 @@ PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts
 // T1 and T10 from the snapshots; T14, T9 and T8 from the recording.
 RunVerdicts check_load(const RunEvidence& ev);
 
-// T15 when the load tool's result and both snapshots are there.
+// The client's counts against the server's, from both snapshots: T15 when the load tool's
+// result is there; T18 then too, or without it when the server speculated (unknown). T15
+// names T18 as the cause of the tokens' difference when T18 fails.
+struct ClientCountVerdicts {
+    std::optional<CheckResult> t15;
+    std::optional<CheckResult> t18;
+};
+ClientCountVerdicts check_client_counts(const RunEvidence& ev);
+
+// T15 when the load tool's result and both snapshots are there (check_client_counts's).
 std::optional<CheckResult> check_client_server(const RunEvidence& ev);
 
-// Everything the evidence allows: the starts, the live verdicts, T15, then the load.
+// Everything the evidence allows: the starts, the live verdicts, T15, the load, then T18.
 RunVerdicts check_run(const RunEvidence& ev);
 
 }  // namespace inferlint::checks

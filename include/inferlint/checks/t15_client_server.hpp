@@ -15,7 +15,9 @@ namespace inferlint::checks {
 // other traffic shared the server (fail); fewer, that the client counted work the server
 // did not do (fail); requests that agree with tokens that do not is a warning. A restart
 // between the snapshots, a missing counter or a result without the counts is unknown.
+// `chunks` is T18's verdict on the same evidence: when it failed, the warning names
+// chunk counting as the cause of the tokens' difference (evidence "cause": "T18").
 CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& before, const Snapshot& after,
-                                      long long expected_extra_requests = 0);
+                                      long long expected_extra_requests = 0, const CheckResult* chunks = nullptr);
 
 }  // namespace inferlint::checks

@@ -3,7 +3,7 @@
 // the report and docs/tripwires.md are all rendered from this table, so they cannot
 // disagree.
 //
-// Codes (T1-T15) are permanent, in the order the tripwires were found; each also has a
+// Codes (T1-T15, then this project's) are permanent, in the order the tripwires were found; each also has a
 // slug (`silent-preemption`) that `explain` accepts in place of the code.
 #pragma once
 
@@ -48,7 +48,7 @@ struct Tripwire {
     std::string_view note(EngineId e) const { return notes[static_cast<std::size_t>(e)]; }
 };
 
-// All 15, in code order.
+// Every tripwire, in code order.
 const std::vector<Tripwire>& tripwires();
 
 // The entry for an id; nullptr only for an id the catalog does not hold yet.

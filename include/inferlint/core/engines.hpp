@@ -36,6 +36,11 @@ struct MetricNames {
     std::string page_size;
     // a gauge of requests paused for recompute, for engines that count none
     std::string paused;
+    // speculative decoding: counters of draft proposals (one per request per step) and of
+    // the draft tokens accepted, or a gauge of the mean tokens a step emits
+    std::string spec_drafts;
+    std::string spec_accepted_tokens;
+    std::string spec_accept_length;
 };
 
 struct Engine {

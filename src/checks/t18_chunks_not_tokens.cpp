@@ -1,0 +1,167 @@
+#include "inferlint/checks/t18_chunks_not_tokens.hpp"
+
+#include "inferlint/checks/snapshot_checks.hpp"
+#include "util/text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace inferlint::checks {
+
+namespace {
+
+// A client within 10% of the chunks the server's steps made counted chunks. On the recorded
+// vLLM 0.28 run, chunks (one per request per step: 48 first tokens + 4,808 drafts) and
+// tokens / tokens-per-step (4,817) differ by 1%.
+constexpr double kT18ChunkTolerance = 0.10;
+// Below this, one chunk is too close to one token to tell a chunk count from a token count.
+constexpr double kT18MinTokensPerStep = 1.2;
+
+std::string t18_count(double v) { return util::text::with_commas(static_cast<long long>(std::nearbyint(v))); }
+
+// The mean of a gauge over its series (one per rank); nullopt when it has none.
+std::optional<double> t18_gauge_mean(const Snapshot& s, const std::string& name) {
+    auto samples = s.metrics().select(name);
+    if (samples.empty()) return std::nullopt;
+    double sum = 0.0;
+    for (const auto* p : samples) sum += p->value;
+    return sum / static_cast<double>(samples.size());
+}
+
+// What the speculative-decoding counters say the tokens per step came from, for messages.
+std::string t18_basis(const Json& ev) {
+    if (ev.contains("spec_drafts") && ev["spec_drafts"].is_number())
+        return fmt::format("{} accepted draft tokens over {} drafts", t18_count(ev["spec_accepted_tokens"].get<double>()),
+                           t18_count(ev["spec_drafts"].get<double>()));
+    return "the mean accept length the server reports";
+}
+
+CheckResult t18_result(Status status, std::string message, Json ev) {
+    return {TripwireId::T18, status, std::move(message), std::move(ev)};
+}
+
+struct T18Counts {
+    long long completed = 0;
+    long long client_tokens = 0;
+    long long extra_requests = 0;
+    double server_tokens = 0.0;
+    std::optional<double> tokens_per_step;
+};
+
+// The verdict once both sides' counts are read and the requests agree.
+CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev) {
+    const double per_request =
+        c.completed ? static_cast<double>(c.client_tokens) / static_cast<double>(c.completed) : 0.0;
+    const double extra_tokens = c.server_tokens - static_cast<double>(c.client_tokens);
+    // T15's allowance: the untimed requests' output, up to 1.5x the mean each.
+    const double allowed = static_cast<double>(expected_extra) * std::max(per_request, 1.0) * 1.5;
+    const std::optional<double> tps = c.tokens_per_step;
+    if (extra_tokens >= 0 && extra_tokens <= allowed) {
+        std::string how;
+        if (tps && *tps >= kT18MinTokensPerStep)
+            how = fmt::format(", at {:.2f} tokens per step of speculative decoding: it counted tokens, not stream chunks",
+                              *tps);
+        else if (tps)
+            how = ", one token per step (no speculative decoding)";
+        return t18_result(Status::pass,
+                          fmt::format("the load tool's {} output tokens agree with the server's {}{}",
+                                      util::text::with_commas(c.client_tokens), t18_count(c.server_tokens), how),
+                          std::move(ev));
+    }
+    const std::string counts = fmt::format("the load tool counted {} output tokens and the server generated {}",
+                                           util::text::with_commas(c.client_tokens), t18_count(c.server_tokens));
+    std::optional<double> ratio;
+    if (c.client_tokens > 0) ratio = c.server_tokens / static_cast<double>(c.client_tokens);
+    ev["ratio"] = or_null(ratio);
+    if (!tps)
+        return t18_result(Status::unknown,
+                          counts + ", and the server exports no speculative-decoding counters to tell chunks from tokens",
+                          std::move(ev));
+    // The server's tokens for the timed requests alone, shared out by request.
+    const double requests = static_cast<double>(c.completed + c.extra_requests);
+    const double timed_tokens = requests > 0 ? c.server_tokens * static_cast<double>(c.completed) / requests : 0.0;
+    const double chunks = timed_tokens / *tps;
+    ev["expected_chunks"] = chunks;
+    const bool chunk_count = *tps >= kT18MinTokensPerStep && c.client_tokens > 0 &&
+                             std::fabs(static_cast<double>(c.client_tokens) - chunks) <= kT18ChunkTolerance * chunks;
+    if (chunk_count) {
+        std::string msg = fmt::format("{}, {:.2f}x as many: the {:.2f} tokens per step of speculative decoding "
+                                      "({}), so the load tool counted stream chunks, not tokens, and its output "
+                                      "throughput is low by the same factor",
+                                      counts, *ratio, *tps, t18_basis(ev));
+        return t18_result(Status::fail, std::move(msg), std::move(ev));
+    }
+    std::string msg = fmt::format("{}, which is not the {:.2f} tokens per step a count of stream chunks would "
+                                  "show; T15 has the disagreement",
+                                  counts, *tps);
+    return t18_result(Status::unknown, std::move(msg), std::move(ev));
+}
+
+}  // namespace
+
+std::optional<double> tokens_per_step(const Snapshot& before, const Snapshot& after, Json& evidence) {
+    const MetricNames& names = engine_of({&before, &after}).metrics;
+    if (!names.spec_drafts.empty()) {
+        auto drafts = counter_delta(before, after, names.spec_drafts);
+        auto accepted = counter_delta(before, after, names.spec_accepted_tokens);
+        evidence["spec_drafts"] = or_null(drafts);
+        evidence["spec_accepted_tokens"] = or_null(accepted);
+        if (!drafts || !accepted || !std::isfinite(*drafts) || !std::isfinite(*accepted)) return std::nullopt;
+        return *drafts > 0 ? 1.0 + *accepted / *drafts : 1.0;
+    }
+    if (!names.spec_accept_length.empty()) {
+        auto length = t18_gauge_mean(after, names.spec_accept_length);
+        evidence["spec_accept_length"] = or_null(length);
+        if (!length || !std::isfinite(*length)) return std::nullopt;
+        return std::max(*length, 1.0);  // SGLang writes 0.0 when it does not speculate
+    }
+    return std::nullopt;
+}
+
+CheckResult check_chunks_not_tokens(const BenchResult* bench, const Snapshot& before, const Snapshot& after,
+                                    long long expected_extra_requests) {
+    const MetricNames& names = engine_of({&before, &after}).metrics;
+    Json ev = Json::object();
+    ev["client_completed"] = bench ? or_null(bench->completed) : Json(nullptr);
+    ev["client_output_tokens"] = bench ? or_null(bench->output_tokens) : Json(nullptr);
+    std::optional<double> done, tokens, tps;
+    Json spec = Json::object();
+    try {
+        done = counter_delta(before, after, names.request_success);
+        tokens = counter_delta(before, after, names.generation_tokens);
+        tps = tokens_per_step(before, after, spec);
+    } catch (const ServerRestarted& e) {
+        Json r = Json::object();
+        r["restarted"] = true;
+        for (const auto& [k, v] : e.evidence.items()) r[k] = v;
+        return t18_result(Status::unknown, e.what(), r);
+    }
+    ev["server_finished"] = or_null(done);
+    ev["server_output_tokens"] = or_null(tokens);
+    for (const auto& [k, v] : spec.items()) ev[k] = v;
+    ev["tokens_per_step"] = or_null(tps);
+    ev["expected_extra_requests"] = expected_extra_requests;
+    ev["result_file"] = bench ? Json(bench->path) : Json(nullptr);
+    if (!bench) return t18_result(Status::unknown, "no result file from the load tool to compare with the server", ev);
+    if (!done || !tokens) return t18_result(Status::unknown, "a server counter is missing from a snapshot", ev);
+    if (!bench->has_counts())
+        return t18_result(Status::unknown, "the result file has no completed or output-token count", ev);
+    if (!std::isfinite(*done) || !std::isfinite(*tokens) || std::fabs(*done) > 1e15 || std::fabs(*tokens) > 1e15)
+        return t18_result(Status::unknown, "a server counter moved by a value that is not a count", ev);
+
+    T18Counts c{.completed = *bench->completed,
+                .client_tokens = *bench->output_tokens,
+                .extra_requests = static_cast<long long>(*done) - *bench->completed,
+                .server_tokens = *tokens,
+                .tokens_per_step = tps};
+    ev["extra_requests"] = c.extra_requests;
+    if (c.extra_requests != expected_extra_requests)
+        return t18_result(Status::unknown,
+                          "the client's and the server's requests disagree (T15), so their tokens cannot be compared",
+                          ev);
+    return t18_compare(c, expected_extra_requests, std::move(ev));
+}
+
+}  // namespace inferlint::checks

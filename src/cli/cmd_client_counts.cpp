@@ -1,0 +1,54 @@
+// `inferlint client-counts BEFORE AFTER --bench-result FILE [--load-log LOG]`: T15 and
+// T18, the load tool's own counts against the server's counters between two snapshots.
+#include "registry.hpp"
+
+#include "inferlint/checks/suite.hpp"
+#include "inferlint/run/loader.hpp"
+
+namespace inferlint::cli::client_counts_cmd {
+namespace {
+
+struct Opts {
+    std::string before, after, bench_result, load_log;
+};
+
+int run_client_counts(const Opts& o, const Common& common) {
+    run::RunFileSet files;
+    files.before = o.before;
+    files.after = o.after;
+    files.bench = o.bench_result;
+    if (!o.load_log.empty()) files.load_log = o.load_log;
+    const Engine* found = nullptr;
+    auto loaded = run::load_run(files, common.engine, [&](const Engine* e, const std::string& what) {
+        if (e && !found) found = e;
+        return !other_engine(common, e, what);
+    });
+    if (!loaded) return 2;
+    note_unknown(common, found, "the snapshots");
+    checks::ClientCountVerdicts counts = checks::check_client_counts(loaded->evidence);
+    std::vector<CheckResult> results;
+    for (auto* r : {&counts.t15, &counts.t18})
+        if (*r) results.push_back(std::move(**r));
+    return emit(results, common);
+}
+
+const Registrar reg{Command{
+    .name = "client-counts",
+    .group = Group::saved,
+    .order = 7,
+    .summary = "T15 and T18: do the load tool's counts match the server's, token for token?",
+    .takes_engine = TakesEngine::yes,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("before", o->before, "snapshot taken before the run")->required();
+        app.add_option("after", o->after, "snapshot taken after the run")->required();
+        app.add_option("--bench-result", o->bench_result,
+                       "the load tool's result file (vllm bench serve --save-result, SGLang's --output-file)")
+            ->required();
+        app.add_option("--load-log", o->load_log,
+                       "the load tool's console output: the test and warm-up requests it left out of its result");
+        return [o](const Common& common) { return run_client_counts(*o, common); };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli::client_counts_cmd
