@@ -11,4 +11,7 @@ namespace inferlint::catalog_table {
 // T1-T15, as the Python tool has them.
 std::vector<Tripwire> reference_tripwires();
 
+// The ones this project adds, one file each (catalog_tNN.cpp).
+Tripwire prefix_cache_hits();  // T16
+
 }  // namespace inferlint::catalog_table

@@ -22,7 +22,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", "[catalog]") {
+TEST_CASE("catalog: the Python tool's 15 codes, names and check commands come first", "[catalog]") {
     // Codes, slugs and commands are an interface: scripts and docs name them.
     const std::vector<std::tuple<std::string, std::string, std::string>> expected{
         {"T1", "silent-preemption", "inferlint preemption before.json after.json"},
@@ -42,8 +42,8 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", 
         {"T15", "client-server-mismatch", "inferlint xray -o results/ -- vllm bench serve ..."},
     };
     const auto& all = tripwires();
-    REQUIRE(all.size() == expected.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
+    REQUIRE(all.size() > expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
         INFO(all[i].id);
         CHECK(all[i].id == std::get<0>(expected[i]));
         CHECK(all[i].slug == std::get<1>(expected[i]));
@@ -59,6 +59,22 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", 
     CHECK(all[14].name == "Client and server counts disagree");
 }
 
+TEST_CASE("catalog: T16 follows them, with every field filled", "[catalog][T16]") {
+    const Tripwire* t = find_tripwire(TripwireId::T16);
+    REQUIRE(t);
+    CHECK(t == &tripwires()[15]);
+    CHECK(t->id == "T16");
+    CHECK(t->slug == "prefix-cache-hits");
+    CHECK(t->name == "Prefix cache served the benchmark");
+    CHECK(t->command == "inferlint prefix-cache before.json after.json");
+    for (auto field : {t->trap, t->what, t->why, t->check, t->measured, t->verified}) CHECK_FALSE(field.empty());
+    CHECK(t->note(EngineId::sglang).find("sglang:uncached_prompt_tokens_histogram_sum") != std::string_view::npos);
+    CHECK(t->note(EngineId::trtllm).find("trtllm_prompt_cached_tokens_total") != std::string_view::npos);
+    CHECK(lookup_tripwire("prefix-cache-hits") == t);
+    CHECK(lookup_tripwire("t16") == t);
+    CHECK_FALSE(t->examples.empty());
+}
+
 TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vLLM", "[catalog]") {
     std::set<std::string> with_notes;
     for (const auto& t : tripwires()) {
@@ -66,7 +82,7 @@ TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vL
         CHECK(t.note(EngineId::sglang).empty() == t.note(EngineId::trtllm).empty());
         if (!t.note(EngineId::sglang).empty()) with_notes.insert(std::string(t.id));
     }
-    CHECK(with_notes == std::set<std::string>{"T1", "T14", "T2", "T5", "T8", "T9"});
+    CHECK(with_notes == std::set<std::string>{"T1", "T14", "T16", "T2", "T5", "T8", "T9"});
     const auto* t1 = lookup_tripwire("T1");
     REQUIRE(t1);
     CHECK(t1->note(EngineId::sglang).find("sglang:num_retracted_requests_total") != std::string_view::npos);
@@ -88,7 +104,8 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
     CHECK(lookup_tripwire("  T15 ")->id == "T15");
     CHECK(lookup_tripwire("falling-ceiling")->id == "T9");
     CHECK(lookup_tripwire("Null-Block")->id == "T14");
-    CHECK(lookup_tripwire("T16") == nullptr);
+    CHECK(lookup_tripwire("T16")->slug == "prefix-cache-hits");
+    CHECK(lookup_tripwire("T99") == nullptr);
     CHECK(lookup_tripwire("T0") == nullptr);
     CHECK(lookup_tripwire("") == nullptr);
     CHECK(lookup_tripwire("preemption") == nullptr);
@@ -97,8 +114,9 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
 
 TEST_CASE("catalog: the known names listed for an unknown one", "[catalog]") {
     std::string known = known_tripwires_text();
-    CHECK(known.starts_with("T1-T15, or a name: silent-preemption, orphaned-engine"));
-    CHECK(known.ends_with("null-block, client-server-mismatch"));
+    CHECK(known.starts_with(fmt::format("T1-{}, or a name: silent-preemption, orphaned-engine", tripwires().back().id)));
+    CHECK(known.find("null-block, client-server-mismatch, prefix-cache-hits") != std::string::npos);
+    CHECK(known.ends_with(tripwires().back().slug));
 }
 
 TEST_CASE("catalog: wrapping keeps every word and never exceeds the width", "[catalog]") {
@@ -195,6 +213,7 @@ TEST_CASE("catalog: one entry per TripwireId, in code order, each written as cod
         CHECK(find_tripwire(t.key) == &t);
     }
     CHECK_FALSE(tripwire_id("t1"));  // codes are exact; `explain` takes any case through lookup_tripwire
-    CHECK_FALSE(tripwire_id("T16"));
+    CHECK(tripwire_id("T16") == TripwireId::T16);
+    CHECK_FALSE(tripwire_id("T99"));
     CHECK(code(TripwireId{}) == "T?");
 }

@@ -83,7 +83,7 @@ std::string unbalanced(const std::string& html) {
     return stack.empty() ? "" : "left open: " + stack.back();
 }
 
-fs::path scratch_dir() {
+fs::path report_scratch_dir() {
     auto dir = fs::temp_directory_path() / ("inferlint-report-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     return dir;
@@ -98,7 +98,8 @@ TEST_CASE("report: the live run gets every check its files allow", "[report][sha
     for (const auto& r : rep.results) got[r.tripwire] = r.status;
     CHECK(got == std::map<TripwireId, Status>{{TripwireId::T12, Status::pass}, {TripwireId::T5, Status::warn}, {TripwireId::T6, Status::pass},
                                                {TripwireId::T1, Status::fail},  {TripwireId::T10, Status::pass}, {TripwireId::T14, Status::pass},
-                                               {TripwireId::T9, Status::warn},  {TripwireId::T8, Status::fail}});
+                                               {TripwireId::T9, Status::warn},  {TripwireId::T8, Status::fail},
+                                               {TripwireId::T16, Status::pass}});
     CHECK(rep.usable_blocks == 42);
     CHECK(rep.engine->id == EngineId::vllm);
     CHECK(rep.title == "Live run");
@@ -128,9 +129,10 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
     CHECK(has(html, "32,000 (1,000 per request)"));
     CHECK(has(html, "32: 32 reached their token limit, no errors"));
     CHECK(has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
-    CHECK(has(html, "8 of 15. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot logs), T7 "
-                    "(needs a live server), T13 (a rule for test scripts), T15 (needs the load tool&#x27;s result "
-                    "file)"));
+    CHECK(has(html, fmt::format("9 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
+                                "logs), T7 (needs a live server), T13 (a rule for test scripts), T15 (needs the load "
+                                "tool&#x27;s result file)",
+                                tripwires().size())));
 }
 
 TEST_CASE("report: the page shows the run's key figures", "[report][shared]") {
@@ -202,7 +204,7 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
         CHECK(has(html, std::string("<dt>") + term + "</dt>"));
     CHECK(has(html, "The server worked; the failed tripwires are about the measurement."));
     CHECK(has(html, "The server finished 32 requests with no errors."));
-    CHECK(has(html, "4 passed</summary>"));
+    CHECK(has(html, "5 passed</summary>"));
     // "what limited" first, before the account of the run
     CHECK(html.find("id=\"h-limits\"") < html.find("id=\"h-happened\""));
 }
@@ -279,7 +281,7 @@ TEST_CASE("report: an untested release is flagged", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string log = util::read_file(root / "vllm-0.28/boot_cudagraphs.log");
     REQUIRE(has(log, "(v0.28"));
-    auto newer = scratch_dir() / "boot.log";
+    auto newer = report_scratch_dir() / "boot.log";
     log.replace(log.find("(v0.28"), 6, "(v0.99");
     util::write_file(newer, log);
     ReportInputs tested;
@@ -302,7 +304,7 @@ TEST_CASE("report: text from a log or a title can never become markup", "[report
     for (auto at = log.find("/models/Qwen3.8-27B-W4A16-AutoRound'"); at != std::string::npos;
          at = log.find("/models/Qwen3.8-27B-W4A16-AutoRound'"))
         log.replace(at, 36, "/models/<script>alert(2)</script>'");
-    auto path = scratch_dir() / "evil.boot.log";
+    auto path = report_scratch_dir() / "evil.boot.log";
     util::write_file(path, log);
     ReportInputs in;
     in.boot_logs = {path};
