@@ -47,8 +47,9 @@ Tripwire prefix_cache_hits() {
         .verified = "recorded 0.28 / 0.29 / 0.30; SGLang, TensorRT-LLM",
         .notes = {"",
                   "the radix cache is SGLang's prefix cache. sglang:cached_tokens_total counts its hits but "
-                  "appears only at the first one, so the prompt tokens less "
-                  "sglang:uncached_prompt_tokens_histogram_sum give the same figure for every run. The gauge "
+                  "appears only at the first one; where a snapshot lacks it, the prompt tokens less "
+                  "sglang:uncached_prompt_tokens_histogram_sum give the same figure (the two agree on the "
+                  "recorded runs). The gauge "
                   "sglang:cache_hit_rate describes recent batches and is not used. --disable-radix-cache turns "
                   "the cache off.",
                   "reuse of KV blocks is TensorRT-LLM's prefix cache. trtllm_prompt_cached_tokens_total is read "
