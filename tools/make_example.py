@@ -7,6 +7,7 @@ Ground truth (what `inferlint` must say about it):
   T14 PASS  gauge steps of 1/100 with num_gpu_blocks = 101 (one null block)
   T9  WARN  ceiling moves between 10 and 12 (share 0.08 .. 0.098 of the cache)
   T8  FAIL  16 requested, never more than 12 running
+  T16 PASS  0 of 16000 prompt tokens from the prefix cache
 Run it again to regenerate; the output is deterministic.
 """
 import json
@@ -32,6 +33,13 @@ def exposition(preempted: int, gen_tokens: int, prompt_tokens: int, finished: in
         "# TYPE vllm:prompt_tokens_total counter",
         f'vllm:prompt_tokens_total{{engine="0",model_name="demo"}} {float(prompt_tokens)}',
         f'vllm:prompt_tokens_created{{engine="0",model_name="demo"}} {created}',
+        # vLLM counts the prompt tokens it looked up in its prefix cache; none was found there.
+        "# TYPE vllm:prefix_cache_queries_total counter",
+        f'vllm:prefix_cache_queries_total{{engine="0",model_name="demo"}} {float(prompt_tokens)}',
+        f'vllm:prefix_cache_queries_created{{engine="0",model_name="demo"}} {created}',
+        "# TYPE vllm:prefix_cache_hits_total counter",
+        'vllm:prefix_cache_hits_total{engine="0",model_name="demo"} 0.0',
+        f'vllm:prefix_cache_hits_created{{engine="0",model_name="demo"}} {created}',
         "# TYPE vllm:generation_tokens_total counter",
         f'vllm:generation_tokens_total{{engine="0",model_name="demo"}} {float(gen_tokens)}',
         f'vllm:generation_tokens_created{{engine="0",model_name="demo"}} {created}',

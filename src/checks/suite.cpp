@@ -6,6 +6,7 @@
 #include "inferlint/checks/series_checks.hpp"
 #include "inferlint/checks/t15_client_server.hpp"
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
+#include "inferlint/checks/t16_prefix_cache.hpp"
 
 #include <algorithm>
 
@@ -86,14 +87,12 @@ PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts
     return pauses;
 }
 
-RunVerdicts check_load(const RunEvidence& ev) {
-    RunVerdicts out;
-    const SeriesSummary* series = ev.series ? &*ev.series : nullptr;
-    if (ev.before && ev.after) {
-        out.results.push_back(check_no_preemption(*ev.before, *ev.after, pause_evidence(series, ev.first_facts())));
-        out.results.push_back(precise_rate(*ev.before, *ev.after, ev.rate_counter));
-    }
-    if (!series) return out;
+namespace {
+
+// T14, T9 and T8, in that order, when there is a recording.
+void check_recording(const RunEvidence& ev, RunVerdicts& out) {
+    if (!ev.series) return;
+    const SeriesSummary* series = &*ev.series;
     const Engine& engine = ev.series_engine();
     if (auto na = does_not_apply(TripwireId::T14, engine)) {
         out.results.push_back(std::move(*na));
@@ -106,7 +105,25 @@ RunVerdicts check_load(const RunEvidence& ev) {
     if (ev.requested)
         out.results.push_back(
             check_concurrency_reached(series->stats, engine, ev.requested->value(), ev.first_facts()));
+}
+
+}  // namespace
+
+RunVerdicts check_load(const RunEvidence& ev) {
+    RunVerdicts out;
+    if (ev.before && ev.after) {
+        const SeriesSummary* series = ev.series ? &*ev.series : nullptr;
+        out.results.push_back(check_no_preemption(*ev.before, *ev.after, pause_evidence(series, ev.first_facts())));
+        out.results.push_back(precise_rate(*ev.before, *ev.after, ev.rate_counter));
+    }
+    check_recording(ev, out);
+    if (auto t16 = check_prefix_cache_hits(ev)) out.results.push_back(std::move(*t16));
     return out;
+}
+
+std::optional<CheckResult> check_prefix_cache_hits(const RunEvidence& ev) {
+    if (!ev.before || !ev.after) return std::nullopt;
+    return check_prefix_cache(*ev.before, *ev.after, {.facts = ev.first_facts(), .unique_prompts = ev.unique_prompts});
 }
 
 namespace {

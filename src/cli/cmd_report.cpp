@@ -1,7 +1,7 @@
 // `inferlint report [RUN_FOLDER] [-o FILE] [--boot-log LOG ...] [--before B] [--after A]
-// [--series S] [--bench-result R] [--requested N] [--title T]`: every tripwire the run's
-// files allow, printed, and one offline HTML page. Files named on the command line win
-// over the ones found in the folder.
+// [--series S] [--bench-result R] [--requested N] [--title T] [--unique-prompts]`: every
+// tripwire the run's files allow, printed, and one offline HTML page. Files named on the
+// command line win over the ones found in the folder.
 #include "registry.hpp"
 
 #include "inferlint/checks/suite.hpp"
@@ -26,6 +26,7 @@ struct Opts {
     std::string run, out, before, after, series, bench_result, title;
     std::vector<std::string> boot_logs;
     std::optional<checks::Requested> requested;
+    bool unique_prompts = false;
 };
 
 void print_limits(const std::vector<report::Insight>& found) {
@@ -129,6 +130,7 @@ int run_report(Opts o, const Common& common) {
     ev.requested = o.requested ? o.requested
                    : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
                                                             : std::nullopt;
+    if (o.unique_prompts) ev.unique_prompts = "--unique-prompts";
     checks::RunVerdicts verdicts = checks::check_run(ev);
     verdicts.results = common.selected(std::move(verdicts.results));
     report::Report rep = report::build_report(std::move(ev), std::move(verdicts), std::move(loaded->series),
@@ -162,6 +164,8 @@ const Registrar reg{Command{
                        "the load tool's result file (default: bench.json or bench.jsonl in RUN)");
         add_requested_option(app, o->requested, "client concurrency (default: the result's)");
         app.add_option("--title", o->title, "report title");
+        app.add_flag("--unique-prompts", o->unique_prompts,
+                     "the load sent no prompt twice: a large prefix-cache share fails T16");
         return [o](const Common& common) { return run_report(*o, common); };
     }}};
 

@@ -35,11 +35,14 @@ Engine make_vllm() {
         // counts one per request per verified step).
         .spec_drafts = "vllm:spec_decode_num_drafts_total",
         .spec_accepted_tokens = "vllm:spec_decode_num_accepted_tokens_total",
+        .prefix_cache_hits = "vllm:prefix_cache_hits_total",
+        .prefix_cache_queries = "vllm:prefix_cache_queries_total",
     };
     e.tested = {"0.28", "0.29", "0.30"};
     e.preemption = "preemption";
     e.serve = "vllm serve";
     e.metrics_hint = "vLLM serves them at /metrics without a flag; check that the address is the server's";
+    e.no_prefix_cache = "start vLLM with --no-enable-prefix-caching";
     return e;
 }
 
@@ -62,6 +65,9 @@ Engine make_sglang() {
         // 0.5.20 exports it always, 0.0 without speculative decoding: accepted drafts plus
         // the bonus token per forward, over the last logged batch.
         .spec_accept_length = "sglang:spec_accept_length",
+        // 0.5.20: labelled cache_source="device", written from the first hit on
+        .prefix_cache_hits = "sglang:cached_tokens_total",
+        .uncached_prompt_tokens = "sglang:uncached_prompt_tokens_histogram",
     };
     e.tested = {"0.5"};
     e.preemption = "retraction";
@@ -70,6 +76,7 @@ Engine make_sglang() {
     e.witnesses = {{"sglang:num_retracted_requests_total", "sglang:num_retracted_reqs"}};
     e.logs_preemptions = true;
     e.metrics_hint = "start SGLang with --enable-metrics";
+    e.no_prefix_cache = "start SGLang with --disable-radix-cache";
     e.default_port = 30000;
     // 0.5.20: 3 changes of generation_tokens_total in 193 readings of a 32-request run.
     e.tokens_at_finish = true;
@@ -93,6 +100,9 @@ Engine make_trtllm() {
         .queue_time = "trtllm_request_queue_time_seconds",
         .finished_reason_label = "finished_reason",
         .paused = "trtllm_num_paused_requests",
+        .prefix_cache_hits = "trtllm_prompt_cached_tokens_total",
+        .cache_reused_blocks = "trtllm_kv_cache_reused_blocks_total",
+        .cache_missed_blocks = "trtllm_kv_cache_missed_blocks_total",
     };
     e.tested = {"1.3"};
     e.preemption = "pause";
@@ -108,6 +118,10 @@ Engine make_trtllm() {
         "TensorRT-LLM serves its running, waiting and KV gauges only with 'enable_iter_perf_stats: "
         "true' in the YAML file given to trtllm-serve --config";
     e.tokens_at_finish = true;
+    // 1.3.0rc29: the reused-block counter appears at the first reuse, the missed one at the first request.
+    e.witnesses = {{"trtllm_kv_cache_reused_blocks_total", "trtllm_kv_cache_missed_blocks_total"}};
+    e.no_prefix_cache =
+        "put 'kv_cache_config: {enable_block_reuse: false}' in the YAML file given to trtllm-serve --config";
     return e;
 }
 

@@ -55,6 +55,13 @@ std::optional<long long> load_concurrency(const std::vector<std::string>& cmd) {
     return std::stoll(*v);
 }
 
+std::optional<std::string> load_unique_prompts(const std::vector<std::string>& cmd) {
+    auto dataset = flag_value(cmd, "--dataset-name");
+    if (!dataset || !dataset->starts_with("random")) return std::nullopt;
+    if (auto prefix = flag_value(cmd, "--random-prefix-len"); prefix && *prefix != "0") return std::nullopt;
+    return "--dataset-name " + *dataset;
+}
+
 std::optional<EngineId> load_client(const std::vector<std::string>& cmd) {
     for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
         if (cmd[i] == "bench" && cmd[i + 1] == "serve") return EngineId::vllm;

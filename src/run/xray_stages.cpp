@@ -160,6 +160,7 @@ checks::RunEvidence Xray::evidence() const {
     if (got_.recorded) ev.series = summarize(*got_.recorded);
     ev.bench = got_.bench;
     if (got_.requested) ev.requested = checks::Requested::of(*got_.requested);
+    ev.unique_prompts = load_unique_prompts(o_.load_argv);
     if (got_.bench && got_.before && got_.after && load_client(o_.load_argv)) {
         try {
             ev.untimed_requests = untimed_requests_in(plan_.out / "load.log");

@@ -48,10 +48,13 @@ TEST_CASE("explain with no name prints every tripwire in order", "[explain]") {
     auto t1 = r.out.find("T1  Silent preemption");
     auto t10 = r.out.find("T10  Integer-second timing");
     auto t15 = r.out.find("T15  Client and server counts disagree");
+    auto t16 = r.out.find("T16  Prefix cache served the benchmark  (prefix-cache-hits)");
     CHECK(t1 == 0);
     CHECK(t10 != std::string::npos);
     CHECK(t15 > t10);
     CHECK(r.out.find("T18  The load tool counted stream chunks, not tokens  (chunks-not-tokens)") > t15);
+    CHECK(t16 != std::string::npos);
+    CHECK(t16 > t15);
 }
 
 TEST_CASE("explain takes codes in any case and slugs, in the order given", "[explain]") {
@@ -85,10 +88,12 @@ TEST_CASE("explain: an unknown name exits 2 and lists the known ones", "[explain
     auto r = run_cli({"explain", "T1", "T99", "preemption"});
     CHECK(r.rc == 2);
     CHECK(r.out.empty());
+    const auto& last = inferlint::tripwires().back();
     CHECK(r.err.starts_with(fmt::format("inferlint: unknown tripwire: T99, preemption (known: T1-{}, or a name: "
                                         "silent-preemption, ",
-                                        inferlint::tripwires().back().id)));
-    CHECK(r.err.find(fmt::format("{})", inferlint::tripwires().back().slug)) != std::string::npos);
+                                        last.id)));
+    CHECK(r.err.find("client-server-mismatch, ") != std::string::npos);
+    CHECK(r.err.find(std::string(last.slug) + ")") != std::string::npos);
     CHECK(count_of(r.err, "\n") == 1);
 }
 
@@ -157,6 +162,8 @@ TEST_CASE("explain --json: the catalog entries, for tools", "[explain]") {
     CHECK(doc[0]["tripwire"] == "T1");
     CHECK(doc[0]["slug"] == "silent-preemption");
     CHECK(doc[14]["tripwire"] == "T15");
+    CHECK(doc[15]["tripwire"] == "T16");
+    CHECK(doc[15]["slug"] == "prefix-cache-hits");
     CHECK(doc[0]["engines"].contains("sglang"));
     CHECK(doc[0]["engines"].contains("trtllm"));
     auto one = run_cli({"explain", "falling-ceiling", "--engine", "sglang", "--json"});

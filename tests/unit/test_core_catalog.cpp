@@ -69,6 +69,22 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool, t
     CHECK(all[14].name == "Client and server counts disagree");
 }
 
+TEST_CASE("catalog: T16 follows them, with every field filled", "[catalog][T16]") {
+    const Tripwire* t = find_tripwire(TripwireId::T16);
+    REQUIRE(t);
+    CHECK(t == &tripwires()[15]);
+    CHECK(t->id == "T16");
+    CHECK(t->slug == "prefix-cache-hits");
+    CHECK(t->name == "Prefix cache served the benchmark");
+    CHECK(t->command == "inferlint prefix-cache before.json after.json");
+    for (auto field : {t->trap, t->what, t->why, t->check, t->measured, t->verified}) CHECK_FALSE(field.empty());
+    CHECK(t->note(EngineId::sglang).find("sglang:uncached_prompt_tokens_histogram_sum") != std::string_view::npos);
+    CHECK(t->note(EngineId::trtllm).find("trtllm_prompt_cached_tokens_total") != std::string_view::npos);
+    CHECK(lookup_tripwire("prefix-cache-hits") == t);
+    CHECK(lookup_tripwire("t16") == t);
+    CHECK_FALSE(t->examples.empty());
+}
+
 TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vLLM", "[catalog]") {
     std::set<std::string> with_notes;
     for (const auto& t : tripwires()) {
@@ -79,7 +95,7 @@ TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vL
         if (static_cast<int>(t.key) > 15) CHECK_FALSE(t.note(EngineId::sglang).empty());
     }
     for (const char* id : {"T3", "T4", "T6", "T7", "T10", "T11", "T12", "T13", "T15"}) CHECK_FALSE(with_notes.count(id));
-    for (const char* id : {"T1", "T14", "T2", "T5", "T8", "T9"}) CHECK(with_notes.count(id));
+    for (const char* id : {"T1", "T14", "T16", "T2", "T5", "T8", "T9"}) CHECK(with_notes.count(id));
     const auto* t1 = lookup_tripwire("T1");
     REQUIRE(t1);
     CHECK(t1->note(EngineId::sglang).find("sglang:num_retracted_requests_total") != std::string_view::npos);
@@ -101,6 +117,8 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
     CHECK(lookup_tripwire("  T15 ")->id == "T15");
     CHECK(lookup_tripwire("falling-ceiling")->id == "T9");
     CHECK(lookup_tripwire("Null-Block")->id == "T14");
+    CHECK(lookup_tripwire("T16")->slug == "prefix-cache-hits");
+    CHECK(lookup_tripwire("T99") == nullptr);
     CHECK(lookup_tripwire("T99") == nullptr);
     CHECK(lookup_tripwire("chunks-not-tokens")->key == TripwireId::T18);
     CHECK(lookup_tripwire("T0") == nullptr);
@@ -112,7 +130,7 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
 TEST_CASE("catalog: the known names listed for an unknown one", "[catalog]") {
     std::string known = known_tripwires_text();
     CHECK(known.starts_with(fmt::format("T1-{}, or a name: silent-preemption, orphaned-engine", tripwires().back().id)));
-    CHECK(known.find("null-block, client-server-mismatch, ") != std::string::npos);
+    CHECK(known.find("null-block, client-server-mismatch, prefix-cache-hits") != std::string::npos);
     CHECK(known.ends_with(std::string(tripwires().back().slug)));
     CHECK(known.find("chunks-not-tokens") != std::string::npos);
 }
@@ -211,6 +229,8 @@ TEST_CASE("catalog: one entry per TripwireId, in code order, each written as cod
         CHECK(find_tripwire(t.key) == &t);
     }
     CHECK_FALSE(tripwire_id("t1"));  // codes are exact; `explain` takes any case through lookup_tripwire
+    CHECK(tripwire_id("T16") == TripwireId::T16);
+    CHECK_FALSE(tripwire_id("T99"));
     CHECK_FALSE(tripwire_id("T99"));
     CHECK(tripwire_id("T18") == TripwireId::T18);
     CHECK(code(TripwireId{}) == "T?");

@@ -110,6 +110,7 @@ TEST_CASE("xray on the simulator: a configuration with room for the load passes"
     plan.out = sb.out();
     plan.serve = serve_cmd(sb, port, "--num-gpu-blocks 401 --max-model-len 2048 --sim-time-scale 2");
     plan.load = bench_cmd(sb, port, 24, 8, 100, 96);
+    plan.load.insert(plan.load.end(), {"--dataset-name", "random"});
     plan.interval_s = 0.01;
     auto r = run_xray(plan);
     INFO(r.text());
@@ -120,6 +121,12 @@ TEST_CASE("xray on the simulator: a configuration with room for the load passes"
     }
     REQUIRE(r.find("T8"));
     REQUIRE(r.find("T15"));
+    // The load's random dataset reaches T16; the simulator's cache served none of its prompt.
+    REQUIRE(r.find("T16"));
+    CHECK(r.find("T16")->status == Status::pass);
+    CHECK(r.find("T16")->evidence["unique_prompts"] == "--dataset-name random");
+    CHECK(r.find("T16")->evidence["hit_tokens"] == 0.0);
+    CHECK(r.find("T16")->evidence["queried_tokens"] == 2500.0);
     CHECK(r.find("T8")->evidence["peak_running"] == 8);
     CHECK(r.find("T15")->status == Status::pass);
     CHECK(r.exit == 0);

@@ -122,6 +122,26 @@ TEST_CASE("xray: SGLang's and TensorRT-LLM's benchmark clients save their result
     CHECK_FALSE(xray::load_client({"vllm", "serve", "bench"}));
 }
 
+TEST_CASE("xray: a random dataset without a shared prefix means unique prompts (T16)", "[xray][T16]") {
+    std::vector<std::string> bench = {"vllm", "bench", "serve", "--model", "M", "--dataset-name", "random"};
+    CHECK(xray::load_unique_prompts(bench) == "--dataset-name random");
+    CHECK(xray::load_unique_prompts({"python", "-m", "sglang.bench_serving", "--dataset-name=random-ids"}) ==
+          "--dataset-name random-ids");
+    auto no_prefix = bench;
+    no_prefix.insert(no_prefix.end(), {"--random-prefix-len", "0"});
+    CHECK(xray::load_unique_prompts(no_prefix) == "--dataset-name random");
+    // A prefix every prompt shares is cached by design.
+    auto prefixed = bench;
+    prefixed.insert(prefixed.end(), {"--random-prefix-len", "256"});
+    CHECK_FALSE(xray::load_unique_prompts(prefixed));
+    CHECK_FALSE(xray::load_unique_prompts({"vllm", "bench", "serve", "--dataset-name", "sharegpt"}));
+    CHECK_FALSE(xray::load_unique_prompts({"python", "-m", "sglang.bench_serving", "--dataset-name",
+                                           "generated-shared-prefix"}));
+    // No dataset named: the clients' defaults differ by release, so nothing is assumed.
+    CHECK_FALSE(xray::load_unique_prompts({"vllm", "bench", "serve", "--model", "M"}));
+    CHECK_FALSE(xray::load_unique_prompts({"vllm", "bench", "serve", "--dataset-name"}));
+}
+
 TEST_CASE("xray: the server's address comes from the --serve command", "[xray]") {
     CHECK(xray::server_url("vllm serve M") == "http://127.0.0.1:8000");
     CHECK(xray::server_url("vllm serve M --port 8100") == "http://127.0.0.1:8100");

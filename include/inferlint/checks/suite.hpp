@@ -55,6 +55,9 @@ struct RunEvidence {
     long long untimed_requests = 0;       // requests the client sent but left out of its result
     std::optional<Requested> requested;
     std::string rate_counter;  // T10's counter; empty: the generated tokens
+    // Why the load's prompts were meant to be unique (the user's --unique-prompts, a random
+    // dataset in xray's load command), for T16; nullopt: nothing says so.
+    std::optional<std::string> unique_prompts;
     UnparsedLines unparsed = UnparsedLines::ignore;
     // Verdicts only a live run can give (T2 at the card, T7 from a probe). The last per
     // tripwire wins; one the logs already gave is not added twice.
@@ -84,8 +87,12 @@ std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, Unpars
 // What the log and the recording say about pauses, for T1 on an engine that counts none.
 PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts* facts);
 
-// T1 and T10 from the snapshots; T14, T9 and T8 from the recording.
+// T1 and T10 from the snapshots; T14, T9 and T8 from the recording; then T16 from the
+// snapshots (after the reference's fifteen, so their order stays).
 RunVerdicts check_load(const RunEvidence& ev);
+
+// T16 when both snapshots are there.
+std::optional<CheckResult> check_prefix_cache_hits(const RunEvidence& ev);
 
 // The client's counts against the server's, from both snapshots: T15 when the load tool's
 // result is there; T18 then too, or without it when the server speculated (unknown). T15

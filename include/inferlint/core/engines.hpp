@@ -41,6 +41,15 @@ struct MetricNames {
     std::string spec_drafts;
     std::string spec_accepted_tokens;
     std::string spec_accept_length;
+    // counters of the prefix cache (T16), in prompt tokens: the tokens served from the cache
+    // and the tokens looked up in it (empty: the prompt-token counter is the denominator)
+    std::string prefix_cache_hits;
+    std::string prefix_cache_queries;
+    // a histogram of the prompt tokens each request computed (SGLang), read as _sum
+    std::string uncached_prompt_tokens;
+    // the KV blocks found in the cache and not found (TensorRT-LLM)
+    std::string cache_reused_blocks;
+    std::string cache_missed_blocks;
 };
 
 struct Engine {
@@ -60,6 +69,7 @@ struct Engine {
     bool tokens_at_finish = false;  // generated-token counter moves only at completion
     int default_port = 8000;
     std::string gauges_hint;
+    std::string no_prefix_cache;  // how to start the server without a prefix cache
 
     // The series that witnesses `counter` (empty if none).
     std::string witness(std::string_view counter) const;

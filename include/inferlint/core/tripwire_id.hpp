@@ -13,21 +13,23 @@ namespace inferlint {
 
 enum class TripwireId : std::uint8_t {
     T1 = 1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15,
-    T18 = 18,  // T16 and T17 are codes of their own, given where they are added
+    T16,  // beyond the reference: prefix-cache-hits
+    T17,  // beyond the reference: realized-config
+    T18,  // beyond the reference: chunks-not-tokens
 };
 
 inline constexpr std::array kTripwireIds = {
     TripwireId::T1,  TripwireId::T2,  TripwireId::T3,  TripwireId::T4,  TripwireId::T5,
     TripwireId::T6,  TripwireId::T7,  TripwireId::T8,  TripwireId::T9,  TripwireId::T10,
     TripwireId::T11, TripwireId::T12, TripwireId::T13, TripwireId::T14, TripwireId::T15,
-    TripwireId::T18,
+    TripwireId::T16, TripwireId::T17, TripwireId::T18,
 };
 
 // "T1" .. "T18": what scripts read in --json and people read on the terminal.
 constexpr std::string_view code(TripwireId id) {
     constexpr std::array<std::string_view, 19> codes = {"T?",  "T1",  "T2",  "T3",  "T4",  "T5",  "T6",
                                                         "T7",  "T8",  "T9",  "T10", "T11", "T12", "T13",
-                                                        "T14", "T15", "T?",  "T?",  "T18"};
+                                                        "T14", "T15", "T16", "T17", "T18"};
     auto i = static_cast<std::size_t>(id);
     return i < codes.size() ? codes[i] : "T?";
 }

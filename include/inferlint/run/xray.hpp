@@ -4,7 +4,7 @@
 // session of its own with its output in DIR/boot.log and wait until it is ready (else
 // attach to a running one); check that it serves the engine's metrics; the boot-log
 // checks (T12, T5, T6) and the probe (T7); a snapshot, the gauges recorded while the load
-// command runs, another snapshot; the run's checks (T1, T10, T14, T9, T8, T15); stop every
+// command runs, another snapshot; the run's checks (T1, T10, T14, T9, T8, T16, T15); stop every
 // process of the server and wait for a free GPU (T2), also after a failure or a signal;
 // then what limited the run, report.html and results.json. Everything lands in one folder,
 // so the run can be checked again later with the separate commands.
@@ -33,6 +33,12 @@ std::optional<std::string> flag_value(const std::vector<std::string>& cmd, std::
 
 // The concurrency a load command asks for, from its --max-concurrency.
 std::optional<long long> load_concurrency(const std::vector<std::string>& cmd);
+
+// Why the load command's prompts are meant to be unique, for T16: a random dataset
+// (`--dataset-name random`, SGLang's random-ids) with no shared prefix (`--random-prefix-len`
+// absent or 0). nullopt for any other dataset, and when the command names none (the
+// clients' defaults differ by release).
+std::optional<std::string> load_unique_prompts(const std::vector<std::string>& cmd);
 
 // Which engine's benchmark client the command runs: `vllm bench serve`, SGLang's
 // `python -m sglang.benchmark.serving` (or sglang.bench_serving), TensorRT-LLM's

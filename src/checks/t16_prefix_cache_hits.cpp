@@ -1,0 +1,209 @@
+// T16. The prompt tokens the prefix cache served between the snapshots. Every engine
+// counts them its own way (verified on vLLM 0.28-0.30, SGLang 0.5.20, TensorRT-LLM
+// 1.3.0rc29); each is turned into the same two numbers, tokens served from the cache and
+// tokens looked up, before the verdict.
+#include "inferlint/checks/t16_prefix_cache.hpp"
+
+#include "inferlint/checks/snapshot_checks.hpp"
+#include "util/text.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace inferlint::checks {
+
+namespace {
+
+// The counters' increase, in the unit the engine counts.
+struct CacheCounts {
+    std::optional<double> hit;      // served from the cache
+    std::optional<double> queried;  // looked up in it
+    bool in_blocks = false;         // KV blocks, not tokens (TensorRT-LLM without its token counter)
+    std::vector<std::string> missing;  // the counters a snapshot lacks, when the counts cannot be had
+    Json extra = Json::object();       // the engine's own figures, for the evidence
+};
+
+std::optional<double> t16_delta(const Snapshot& before, const Snapshot& after, const Engine& engine,
+                                const std::string& name) {
+    return counter_delta(before, after, name, engine.witness(name));
+}
+
+CacheCounts vllm_counts(const Snapshot& before, const Snapshot& after, const MetricNames& m) {
+    CacheCounts c;
+    c.hit = counter_delta(before, after, m.prefix_cache_hits);
+    c.queried = counter_delta(before, after, m.prefix_cache_queries);
+    if (!c.hit) c.missing.push_back(m.prefix_cache_hits);
+    if (!c.queried) c.missing.push_back(m.prefix_cache_queries);
+    return c;
+}
+
+// SGLang 0.5.20 writes cached_tokens_total from the first hit only, so a run without one
+// has none; the prompt tokens less the uncached ones say the same and are always there
+// (the recorded own-client run: 3,064 - 2,977 = 87 = the cached counter's increase).
+CacheCounts sglang_counts(const Snapshot& before, const Snapshot& after, const MetricNames& m) {
+    CacheCounts c;
+    c.queried = counter_delta(before, after, m.prompt_tokens);
+    auto uncached = counter_delta(before, after, m.uncached_prompt_tokens + "_sum");
+    auto cached = counter_delta(before, after, m.prefix_cache_hits);
+    c.extra["uncached_tokens"] = or_null(uncached);
+    c.extra["cached_tokens_counter"] = or_null(cached);
+    if (!c.queried) c.missing.push_back(m.prompt_tokens);
+    if (cached) {
+        c.hit = cached;
+    } else if (uncached && c.queried) {
+        c.hit = *c.queried - *uncached;
+    } else if (!uncached) {
+        c.missing.push_back(m.uncached_prompt_tokens + "_sum");
+    }
+    return c;
+}
+
+// TensorRT-LLM's block counters also count a paused request taking back its own blocks
+// (the recorded pauses run: 9 reused blocks, 0 cached prompt tokens), so the token
+// counter comes first and the blocks are the fallback.
+CacheCounts trtllm_counts(const Snapshot& before, const Snapshot& after, const Engine& engine) {
+    const MetricNames& m = engine.metrics;
+    CacheCounts c;
+    auto reused = t16_delta(before, after, engine, m.cache_reused_blocks);
+    auto missed = t16_delta(before, after, engine, m.cache_missed_blocks);
+    c.extra["reused_blocks"] = or_null(reused);
+    c.extra["missed_blocks"] = or_null(missed);
+    c.hit = counter_delta(before, after, m.prefix_cache_hits);
+    c.queried = counter_delta(before, after, m.prompt_tokens);
+    if (c.hit && c.queried) return c;
+    if (reused && missed) {
+        c.hit = reused;
+        c.queried = *reused + *missed;
+        c.in_blocks = true;
+        return c;
+    }
+    if (!c.hit) c.missing.push_back(m.prefix_cache_hits);
+    if (!c.queried) c.missing.push_back(m.prompt_tokens);
+    return c;
+}
+
+CacheCounts counts_of(const Snapshot& before, const Snapshot& after, const Engine& engine) {
+    switch (engine.id) {
+        case EngineId::sglang: return sglang_counts(before, after, engine.metrics);
+        case EngineId::trtllm: return trtllm_counts(before, after, engine);
+        case EngineId::vllm: break;
+    }
+    return vllm_counts(before, after, engine.metrics);
+}
+
+std::string t16_count(double n) { return util::text::with_commas(static_cast<long long>(std::llround(n))); }
+
+std::string t16_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? " and " : "") + names[i];
+    return out;
+}
+
+// "87 of 3,064 prompt tokens" / "9 of 438 KV blocks"
+std::string t16_share_text(const CacheCounts& c) {
+    return fmt::format("{} of {} {}", t16_count(*c.hit), t16_count(*c.queried),
+                       c.in_blocks ? "KV blocks" : "prompt tokens");
+}
+
+CheckResult t16_above(const CacheCounts& c, double share, const Engine& engine, const PrefixCacheContext& ctx,
+                      const std::optional<std::string>& off, Json ev) {
+    const std::string pct = fmt::format("{:.1f}%", share * 100);
+    std::string said_off =
+        off ? fmt::format("; the log says the cache was off ({}), so it may be another start's", *off) : "";
+    if (ctx.unique_prompts && share > kPrefixCacheFailShare)
+        return {TripwireId::T16, Status::fail,
+                fmt::format("{} came from the prefix cache ({}) although the prompts were meant to be unique "
+                            "({}): the harness repeated prompts, and the run measured prefill the server "
+                            "skipped{}",
+                            t16_share_text(c), pct, *ctx.unique_prompts, said_off),
+                std::move(ev)};
+    std::string meant = ctx.unique_prompts ? fmt::format(", though the prompts were meant to be unique ({})",
+                                                         *ctx.unique_prompts)
+                                           : "";
+    return {TripwireId::T16, Status::warn,
+            fmt::format("{} came from the prefix cache ({}){}: throughput and latency include prefill the server "
+                        "skipped. A shared system prompt is a reason; for a cache-free measurement {}, or send "
+                        "unique prompts{}",
+                        t16_share_text(c), pct, meant, engine.no_prefix_cache, said_off),
+            std::move(ev)};
+}
+
+}  // namespace
+
+std::optional<std::string> prefix_caching_off(const parse::BootFacts& facts) {
+    auto is_false = [](const Json& j, const char* key) {
+        auto it = j.find(key);
+        return it != j.end() && it->is_boolean() && !it->get<bool>();
+    };
+    if (facts.non_default_args && facts.non_default_args->is_object() &&
+        is_false(*facts.non_default_args, "enable_prefix_caching"))
+        return "non-default args: enable_prefix_caching False";
+    if (!facts.server_args || !facts.server_args->is_object()) return std::nullopt;
+    const Json& args = *facts.server_args;
+    if (auto it = args.find("disable_radix_cache"); it != args.end() && it->is_boolean() && it->get<bool>())
+        return "server_args: disable_radix_cache True";
+    if (auto it = args.find("llm_args"); it != args.end() && it->is_string() &&
+                                         it->get<std::string>().find("enable_block_reuse=False") != std::string::npos)
+        return "LLM Args: enable_block_reuse=False";
+    return std::nullopt;
+}
+
+std::optional<std::string> prefix_caching_off(const Snapshot& snapshot) {
+    const std::string& name = engine_of({&snapshot}).metrics.cache_info;
+    if (name.empty()) return std::nullopt;
+    auto labels = snapshot.metrics().info(name);
+    if (!labels) return std::nullopt;
+    auto it = labels->find("enable_prefix_caching");
+    if (it == labels->end() || it->second != "False") return std::nullopt;
+    return name + " enable_prefix_caching=\"False\"";
+}
+
+CheckResult check_prefix_cache(const Snapshot& before, const Snapshot& after, const PrefixCacheContext& ctx) {
+    const Engine& engine = engine_of({&before, &after});
+    CacheCounts c;
+    try {
+        c = counts_of(before, after, engine);
+    } catch (const ServerRestarted& e) {
+        Json ev = Json::object();
+        ev["restarted"] = true;
+        for (const auto& [k, v] : e.evidence.items()) ev[k] = v;
+        return {TripwireId::T16, Status::unknown, e.what(), ev};
+    }
+    std::optional<std::string> off = ctx.facts ? prefix_caching_off(*ctx.facts) : std::nullopt;
+    if (!off) off = prefix_caching_off(after);
+    const bool counted = c.hit && c.queried && std::isfinite(*c.hit) && std::isfinite(*c.queried);
+    std::optional<double> share;
+    if (counted && *c.queried > 0 && *c.hit >= 0) share = *c.hit / *c.queried;
+
+    Json ev = Json::object();
+    ev["hit_tokens"] = c.in_blocks ? Json(nullptr) : or_null(c.hit);
+    ev["queried_tokens"] = c.in_blocks ? Json(nullptr) : or_null(c.queried);
+    ev["hit_rate"] = or_null(share);
+    ev["unit"] = c.in_blocks ? "blocks" : "tokens";
+    ev["engine"] = engine.key;
+    ev["unique_prompts"] = or_null(ctx.unique_prompts);
+    ev["caching_off"] = or_null(off);
+    for (const auto& [k, v] : c.extra.items()) ev[k] = v;
+
+    if (share && *share > kPrefixCacheWarnShare) return t16_above(c, *share, engine, ctx, off, std::move(ev));
+    if (off) {
+        std::string counts = share ? fmt::format("; {} came from the cache", t16_share_text(c)) : "";
+        return {TripwireId::T16, Status::pass, fmt::format("prefix caching was off ({}){}", *off, counts), ev};
+    }
+    if (!c.missing.empty())
+        return {TripwireId::T16, Status::unknown,
+                fmt::format("{} absent from a snapshot: the prefix cache's share cannot be told", t16_names(c.missing)),
+                ev};
+    if (!counted || *c.hit < 0)
+        return {TripwireId::T16, Status::unknown, "the prefix-cache counters moved by a value that is not a count", ev};
+    if (!share)
+        return {TripwireId::T16, Status::unknown,
+                fmt::format("no {} looked up in the prefix cache between the snapshots",
+                            c.in_blocks ? "KV block was" : "prompt token was"),
+                ev};
+    return {TripwireId::T16, Status::pass,
+            fmt::format("{} came from the prefix cache ({:.1f}%)", t16_share_text(c), *share * 100), ev};
+}
+
+}  // namespace inferlint::checks
