@@ -16,6 +16,7 @@ namespace {
 // Every tripwire, in code order: the reference's fifteen, then the ones this project adds.
 std::vector<Tripwire> make_table() {
     std::vector<Tripwire> t = catalog_table::reference_tripwires();
+    t.push_back(catalog_table::realized_config());
     return t;
 }
 

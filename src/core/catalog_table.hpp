@@ -11,4 +11,7 @@ namespace inferlint::catalog_table {
 // T1-T15, as the Python tool has them.
 std::vector<Tripwire> reference_tripwires();
 
+// T17, beyond the Python tool (catalog_t17.cpp).
+Tripwire realized_config();
+
 }  // namespace inferlint::catalog_table

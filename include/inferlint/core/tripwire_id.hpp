@@ -12,18 +12,23 @@ namespace inferlint {
 
 enum class TripwireId : std::uint8_t {
     T1 = 1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15,
+    // Beyond the Python tool. 16 and 18 are other branches' (prefix-cache-hits,
+    // chunks-not-tokens); codes are permanent, so T17 keeps 17.
+    T17 = 17,
 };
 
 inline constexpr std::array kTripwireIds = {
     TripwireId::T1,  TripwireId::T2,  TripwireId::T3,  TripwireId::T4,  TripwireId::T5,
     TripwireId::T6,  TripwireId::T7,  TripwireId::T8,  TripwireId::T9,  TripwireId::T10,
     TripwireId::T11, TripwireId::T12, TripwireId::T13, TripwireId::T14, TripwireId::T15,
+    TripwireId::T17,
 };
 
-// "T1" .. "T15": what scripts read in --json and people read on the terminal.
+// "T1" .. "T17": what scripts read in --json and people read on the terminal.
 constexpr std::string_view code(TripwireId id) {
-    constexpr std::array<std::string_view, 16> codes = {"T?", "T1",  "T2",  "T3",  "T4",  "T5",  "T6",  "T7",
-                                                        "T8", "T9",  "T10", "T11", "T12", "T13", "T14", "T15"};
+    constexpr std::array<std::string_view, 18> codes = {"T?",  "T1",  "T2",  "T3",  "T4",  "T5",
+                                                        "T6",  "T7",  "T8",  "T9",  "T10", "T11",
+                                                        "T12", "T13", "T14", "T15", "T?",  "T17"};
     auto i = static_cast<std::size_t>(id);
     return i < codes.size() ? codes[i] : "T?";
 }
