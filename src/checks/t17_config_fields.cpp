@@ -70,13 +70,22 @@ Json t17_graphs_realized(const parse::BootFacts& f) {
     return mode.is_null() ? Json("cuda graphs") : mode;
 }
 
+// --num-gpu-blocks-override in tokens: blocks of --block-size (16 by default on CUDA).
+Json t17_vllm_tokens_asked(const parse::BootFacts& f) {
+    Json blocks = t17_arg(f, "num_gpu_blocks_override");
+    if (!blocks.is_number_integer()) return nullptr;
+    Json block = t17_arg(f, "block_size");
+    long long per_block = block.is_number_integer() ? block.get<long long>() : 16;
+    return blocks.get<long long>() * per_block;
+}
+
 std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
     Json eager = t17_arg(f, "enforce_eager");
     Json spec_realized = t17_config_value(f, "speculative_config");
     if (spec_realized.is_null() && !f.realized.engine_config.empty()) spec_realized = false;
     return {
         {"kv_cache_dtype", t17_vllm_arg(f, "kv_cache_dtype", "auto"), t17_realized_kv(f)},
-        {"kv_capacity_tokens", t17_arg(f, "num_gpu_blocks_override"), t17_opt(f.kv_pool_tokens)},
+        {"kv_capacity_tokens", t17_vllm_tokens_asked(f), t17_opt(f.kv_pool_tokens)},
         {"block_size", t17_arg(f, "block_size"), t17_opt(f.attention_block_size)},
         {"attention_backend", t17_opt(f.requested_backend), t17_last(f.selected_backends)},
         {"draft_attention_backend", f.speculative == true ? t17_opt(f.requested_backend) : Json(nullptr),

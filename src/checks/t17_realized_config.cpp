@@ -94,6 +94,10 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
             realized_j = field.realized;
         }
     Json ev{{"asked", asked_j}, {"realized", realized_j}, {"model_config", t17_config_evidence(config)}};
+    // A start that died before its KV cache was made never stored anything in it.
+    if (!facts.kv_pool_tokens)
+        return {TripwireId::T17, Status::unknown, "the start never allocated its KV cache (no KV pool line)",
+                std::move(ev)};
     if (realized_j == "checkpoint's") {
         auto from_config = trt_checkpoint_dtype(config);
         if (!from_config)

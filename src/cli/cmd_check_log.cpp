@@ -62,6 +62,7 @@ const Registrar reg{Command{
         app.add_option("--model-config", o->model_configs,
                        "the model's config.json (or its folder), for T17 to name why the KV cache dtype differs; "
                        "once for every log, or once per log")
+            ->allow_extra_args(false)
             ->take_all();
         return [o](const Common& common) { return run_check_log(*o, common); };
     }}};

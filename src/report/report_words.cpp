@@ -154,6 +154,7 @@ std::string_view needs(TripwireId t) {
         {TripwireId::T13, "a rule for test scripts"},
         {TripwireId::T14, "need a recording and an after reading"},
         {TripwireId::T15, "need the load tool's result file"},
+        {TripwireId::T17, "need a boot log"},
     };
     for (const auto& [id, why] : kNeeds)
         if (id == t) return why;

@@ -22,7 +22,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", "[catalog]") {
+TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool, then this project's", "[catalog]") {
     // Codes, slugs and commands are an interface: scripts and docs name them.
     const std::vector<std::tuple<std::string, std::string, std::string>> expected{
         {"T1", "silent-preemption", "inferlint preemption before.json after.json"},
@@ -42,8 +42,9 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", 
         {"T15", "client-server-mismatch", "inferlint xray -o results/ -- vllm bench serve ..."},
     };
     const auto& all = tripwires();
-    REQUIRE(all.size() == expected.size());
-    for (std::size_t i = 0; i < all.size(); ++i) {
+    // The reference's fifteen come first, in code order; the ones beyond it follow.
+    REQUIRE(all.size() >= expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
         INFO(all[i].id);
         CHECK(all[i].id == std::get<0>(expected[i]));
         CHECK(all[i].slug == std::get<1>(expected[i]));
@@ -57,6 +58,18 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool", 
     }
     CHECK(all[0].name == "Silent preemption");
     CHECK(all[14].name == "Client and server counts disagree");
+    const Tripwire* t17 = find_tripwire(TripwireId::T17);
+    REQUIRE(t17);
+    CHECK(t17->id == "T17");
+    CHECK(t17->slug == "realized-config");
+    CHECK(lookup_tripwire("realized-config") == t17);
+    CHECK(lookup_tripwire("t17") == t17);
+    for (const auto& t : all) {
+        INFO(t.id);
+        CHECK_FALSE(t.what.empty());
+        CHECK_FALSE(t.check.empty());
+        CHECK_FALSE(t.verified.empty());
+    }
 }
 
 TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vLLM", "[catalog]") {
@@ -64,9 +77,14 @@ TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vL
     for (const auto& t : tripwires()) {
         CHECK(t.note(EngineId::vllm).empty());
         CHECK(t.note(EngineId::sglang).empty() == t.note(EngineId::trtllm).empty());
-        if (!t.note(EngineId::sglang).empty()) with_notes.insert(std::string(t.id));
+        if (!t.note(EngineId::sglang).empty() && t.key <= TripwireId::T15) with_notes.insert(std::string(t.id));
     }
     CHECK(with_notes == std::set<std::string>{"T1", "T14", "T2", "T5", "T8", "T9"});
+    // Beyond the reference, every entry says how each other engine differs.
+    const Tripwire* t17 = find_tripwire(TripwireId::T17);
+    REQUIRE(t17);
+    CHECK_FALSE(t17->note(EngineId::sglang).empty());
+    CHECK_FALSE(t17->note(EngineId::trtllm).empty());
     const auto* t1 = lookup_tripwire("T1");
     REQUIRE(t1);
     CHECK(t1->note(EngineId::sglang).find("sglang:num_retracted_requests_total") != std::string_view::npos);
@@ -88,7 +106,7 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
     CHECK(lookup_tripwire("  T15 ")->id == "T15");
     CHECK(lookup_tripwire("falling-ceiling")->id == "T9");
     CHECK(lookup_tripwire("Null-Block")->id == "T14");
-    CHECK(lookup_tripwire("T16") == nullptr);
+    CHECK(lookup_tripwire("T99") == nullptr);
     CHECK(lookup_tripwire("T0") == nullptr);
     CHECK(lookup_tripwire("") == nullptr);
     CHECK(lookup_tripwire("preemption") == nullptr);
@@ -97,8 +115,10 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
 
 TEST_CASE("catalog: the known names listed for an unknown one", "[catalog]") {
     std::string known = known_tripwires_text();
-    CHECK(known.starts_with("T1-T15, or a name: silent-preemption, orphaned-engine"));
-    CHECK(known.ends_with("null-block, client-server-mismatch"));
+    CHECK(known.starts_with(std::string("T1-") + std::string(tripwires().back().id) +
+                            ", or a name: silent-preemption, orphaned-engine"));
+    CHECK(known.find("null-block, client-server-mismatch") != std::string::npos);
+    CHECK(known.find("realized-config") != std::string::npos);
 }
 
 TEST_CASE("catalog: wrapping keeps every word and never exceeds the width", "[catalog]") {

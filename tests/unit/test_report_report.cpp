@@ -83,7 +83,7 @@ std::string unbalanced(const std::string& html) {
     return stack.empty() ? "" : "left open: " + stack.back();
 }
 
-fs::path scratch_dir() {
+fs::path report_scratch_dir() {
     auto dir = fs::temp_directory_path() / ("inferlint-report-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     return dir;
@@ -128,7 +128,9 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
     CHECK(has(html, "32,000 (1,000 per request)"));
     CHECK(has(html, "32: 32 reached their token limit, no errors"));
     CHECK(has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
-    CHECK(has(html, "8 of 15. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot logs), T7 "
+    // The boot log gives T12, T5, T6 and T17.
+    CHECK(has(html, "9 of " + std::to_string(tripwires().size()) +
+                        ". Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot logs), T7 "
                     "(needs a live server), T13 (a rule for test scripts), T15 (needs the load tool&#x27;s result "
                     "file)"));
 }
@@ -279,7 +281,7 @@ TEST_CASE("report: an untested release is flagged", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string log = util::read_file(root / "vllm-0.28/boot_cudagraphs.log");
     REQUIRE(has(log, "(v0.28"));
-    auto newer = scratch_dir() / "boot.log";
+    auto newer = report_scratch_dir() / "boot.log";
     log.replace(log.find("(v0.28"), 6, "(v0.99");
     util::write_file(newer, log);
     ReportInputs tested;
@@ -302,7 +304,7 @@ TEST_CASE("report: text from a log or a title can never become markup", "[report
     for (auto at = log.find("/models/Qwen3.8-27B-W4A16-AutoRound'"); at != std::string::npos;
          at = log.find("/models/Qwen3.8-27B-W4A16-AutoRound'"))
         log.replace(at, 36, "/models/<script>alert(2)</script>'");
-    auto path = scratch_dir() / "evil.boot.log";
+    auto path = report_scratch_dir() / "evil.boot.log";
     util::write_file(path, log);
     ReportInputs in;
     in.boot_logs = {path};
