@@ -5,8 +5,9 @@
 #include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/series_checks.hpp"
 #include "inferlint/checks/t15_client_server.hpp"
-#include "inferlint/checks/t18_chunks_not_tokens.hpp"
 #include "inferlint/checks/t16_prefix_cache.hpp"
+#include "inferlint/checks/t17_realized_config.hpp"
+#include "inferlint/checks/t18_chunks_not_tokens.hpp"
 
 #include <algorithm>
 
@@ -64,6 +65,21 @@ std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, Unpars
         }
         for (auto& r : check_same_pool(facts, labels)) results.push_back(std::move(r));
         for (auto& r : check_kv_memory_stable(facts, labels)) results.push_back(std::move(r));
+    }
+    // Beyond the Python tool, after its verdicts so T1-T15 keep their order.
+    for (const auto& b : boots) {
+        CheckResult r = check_kv_dtype_as_asked(b.facts, b.model_config ? &*b.model_config : nullptr);
+        if (several) r.message = b.label + ": " + r.message;
+        results.push_back(std::move(r));
+    }
+    if (several) {
+        std::vector<const parse::BootFacts*> facts;
+        std::vector<std::string> labels;
+        for (const auto& b : boots) {
+            facts.push_back(&b.facts);
+            labels.push_back(b.label);
+        }
+        results.push_back(check_realized_config(facts, labels));
     }
     return results;
 }

@@ -17,6 +17,7 @@ namespace {
 std::vector<Tripwire> make_table() {
     std::vector<Tripwire> t = catalog_table::reference_tripwires();
     t.push_back(catalog_table::prefix_cache_hits());
+    t.push_back(catalog_table::realized_config());
     t.push_back(catalog_table::chunks_not_tokens());
     return t;
 }

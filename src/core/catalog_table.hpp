@@ -13,8 +13,7 @@ std::vector<Tripwire> reference_tripwires();
 
 // The ones this project adds, one file each (catalog_tNN.cpp).
 Tripwire prefix_cache_hits();  // T16
-
-// T18: the load tool counted stream chunks, not tokens (catalog_t18.cpp).
-Tripwire chunks_not_tokens();
+Tripwire realized_config();    // T17
+Tripwire chunks_not_tokens();  // T18
 
 }  // namespace inferlint::catalog_table

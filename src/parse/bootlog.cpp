@@ -117,6 +117,30 @@ void record(BootFacts& f, std::string_view name, const Json& v, Seen& seen, bool
     }
 }
 
+// The fields read beyond the Python tool (T17): the last line holds, nothing goes to
+// `conflicts` or `unparsed`.
+void record_realized(BootFacts& f, std::string_view name, const Json& v) {
+    RealizedFacts& r = f.realized;
+    if (name == "vllm_engine_config") {
+        r.engine_config = v;
+        if (auto it = v.find("kv_cache_dtype"); it != v.end() && !r.kv_cache_dtype) r.kv_cache_dtype = it->get<std::string>();
+    } else if (name == "vllm_kv_cache_dtype") {
+        r.kv_cache_dtype = v.get<std::string>();  // the line names the dtype the cache uses
+    } else if (name == "vllm_gpu_memory_utilization" || name == "trt_memory_fraction") {
+        r.gpu_memory_utilization = v.get<double>();
+    } else if (name == "sglang_kv_cache_dtype") {
+        r.kv_cache_dtype = v.get<std::string>();
+    } else if (name == "sglang_realized_limits") {
+        r.chunked_prefill_tokens = v[0].get<long long>();
+        r.max_model_len = v[1].get<long long>();
+    } else if (name == "trt_kv_quantization") {
+        r.kv_cache_dtype = v[0].get<std::string>();
+        r.kv_dtype_from_checkpoint = v[1].get<bool>();
+    } else if (name == "trt_max_seq_len") {
+        r.max_model_len = v.get<long long>();
+    }
+}
+
 const std::vector<const detail::Field*>& every_field() {
     static const std::vector<const detail::Field*> all = [] {
         std::vector<const detail::Field*> v;
@@ -189,12 +213,13 @@ void offer_to_fields(BootFacts& f, std::string_view line, const std::vector<std:
         bool read = false;
         for (auto pattern : fld->patterns) {
             if (auto v = pattern(line, at)) {
-                record(f, fld->name, *v, seen, in_drafter);
+                if (fld->reference == detail::Reference::beyond) record_realized(f, fld->name, *v);
+                else record(f, fld->name, *v, seen, in_drafter);
                 read = true;
                 break;
             }
         }
-        if (!read) {
+        if (!read && fld->reference == detail::Reference::yes) {
             f.unparsed.push_back(Unparsed{std::string(fld->name), static_cast<int>(lineno),
                                           detail::valid_utf8(detail::first_chars(strip_log_prefix(line), 300))});
         }

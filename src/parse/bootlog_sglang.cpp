@@ -67,6 +67,26 @@ Out default_backend(std::string_view line, std::size_t at) {
     return std::string(group(m, 1));
 }
 
+// ---- beyond the Python tool (T17)
+
+Out kv_dtype(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(KV Cache is allocated\. dtype: ([^,\s]+),)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
+// "max_total_num_tokens=32096, chunked_prefill_size=4096, ..., context_len=16384, ..."
+Out realized_limits(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(chunked_prefill_size=(-?\d+),.* context_len=(\d+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto chunk = to_int(group(m, 1));
+    auto len = to_int(group(m, 2));
+    if (!chunk || !len) return std::nullopt;
+    return Json::array({*chunk, *len});
+}
+
 }  // namespace
 }  // namespace sglang_lines
 
@@ -80,6 +100,9 @@ const std::vector<Field>& sglang_fields() {
         {"sglang_running_cap_reason", "max_running_requests is capped to", nullptr, {running_cap_reason}},
         {"sglang_limits", "max_total_num_tokens=", nullptr, {limits}},
         {"sglang_default_backend", "Attention backend not specified.", nullptr, {default_backend}},
+        // Beyond the Python tool (T17).
+        {"sglang_kv_cache_dtype", "KV Cache is allocated.", nullptr, {kv_dtype}, Reference::beyond},
+        {"sglang_realized_limits", "max_total_num_tokens=", nullptr, {realized_limits}, Reference::beyond},
     };
     return fields;
 }

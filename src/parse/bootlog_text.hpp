@@ -116,11 +116,17 @@ double round2(double x);
 // does not convert (Python's ValueError/SyntaxError): the next pattern is then tried.
 using Extractor = std::optional<Json> (*)(std::string_view line, std::size_t anchor_at);
 
+// Whether a field is one of the Python tool's (its values are kept for `conflicts`, an
+// unreadable line goes to `unparsed`) or read beyond it (RealizedFacts): those change
+// neither, so `boot-facts` stays the Python tool's document.
+enum class Reference { yes, beyond };
+
 struct Field {
     std::string_view name;
     std::string_view anchor;                            // a fixed substring, looked for first
     bool (*anchor_check)(std::string_view line) = nullptr;  // the rest of an anchor that is a pattern
     std::vector<Extractor> patterns;                    // newest format first
+    Reference reference = Reference::yes;
 };
 
 const std::vector<Field>& vllm_fields();

@@ -62,6 +62,32 @@ Out llm_args(std::string_view line, std::size_t at) {
     return util::text::trim(rest, util::text::kPySpace).empty() ? Out(true) : std::nullopt;
 }
 
+// ---- beyond the Python tool (T17)
+
+// KV cache quantization set to "auto". Using checkpoint KV quantization.
+Out kv_quantization(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"rx(KV cache quantization set to "([^"]+)"\.( Using checkpoint KV quantization)?)rx");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return Json::array({std::string(group(m, 1)), m[2].matched});
+}
+
+Out max_seq_len(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(max sequence length=(\d+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto n = to_int(group(m, 1));
+    return n ? Out(*n) : std::nullopt;
+}
+
+Out memory_fraction(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(fraction is set ([\d.]+))");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto v = to_float(group(m, 1));
+    return v ? Out(*v) : std::nullopt;
+}
+
 }  // namespace
 }  // namespace trtllm_lines
 
@@ -89,6 +115,10 @@ const std::vector<Field>& trtllm_fields() {
         {"trt_limits", "max_num_requests=", nullptr, {limits}},
         {"model_load_gib", "after loading weights (inside torch)", nullptr, {load_gib}},
         {"trt_llm_args", "LLM Args:", nullptr, {llm_args}},
+        // Beyond the Python tool (T17).
+        {"trt_kv_quantization", "KV cache quantization set to", nullptr, {kv_quantization}, Reference::beyond},
+        {"trt_max_seq_len", "max sequence length=", nullptr, {max_seq_len}, Reference::beyond},
+        {"trt_memory_fraction", "fraction is set ", nullptr, {memory_fraction}, Reference::beyond},
     };
     return fields;
 }

@@ -1,6 +1,9 @@
 // vLLM's boot lines (verified on 0.28, 0.29 and 0.30).
 #include "bootlog_text.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace inferlint::parse::detail {
 
 // The field scanners, named apart from the other engines' ones of the same name.
@@ -124,6 +127,87 @@ Out cudagraph_downgrade(std::string_view line, std::size_t at) {
     return Json::array({std::string(group(m, 1)), std::string(group(m, 2))});
 }
 
+// ---- beyond the Python tool (T17): what the engine says it ran
+
+Out kv_dtype_line(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Using (\w+) data type to store kv cache)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
+Out gpu_utilization(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Desired GPU memory utilization is \(([\d.]+),)");
+    std::cmatch m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto v = to_float(group(m, 1));
+    return v ? Out(*v) : std::nullopt;
+}
+
+// The keys of the engine's config line that T17 compares.
+constexpr std::array<std::string_view, 12> kConfigKeys{
+    "model", "speculative_config", "dtype", "max_seq_len", "tensor_parallel_size", "pipeline_parallel_size",
+    "data_parallel_size", "quantization", "enforce_eager", "kv_cache_dtype", "enable_prefix_caching",
+    "enable_chunked_prefill"};
+
+// Where the value that starts at `from` ends: the next ", " outside brackets and quotes.
+std::size_t config_value_end(std::string_view s, std::size_t from) {
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = from; i < s.size(); ++i) {
+        char c = s[i];
+        if (quote) {
+            if (c == quote) quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+            ++depth;
+        } else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth > 0) {
+            --depth;
+        } else if (depth == 0 && c == ',' && i + 1 < s.size() && s[i + 1] == ' ') {
+            return i;
+        }
+    }
+    return s.size();
+}
+
+// "<CompilationMode.VLLM_COMPILE: 3>" after `'key': ` in the compilation_config text.
+std::optional<std::string> enum_member_after(std::string_view s, std::string_view key) {
+    auto at = s.find(key);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::size_t v = at + key.size();
+    if (v >= s.size() || s[v] != '<') return std::nullopt;
+    auto dot = s.find('.', v);
+    auto colon = s.find(':', v);
+    if (dot == std::string_view::npos || colon == std::string_view::npos || colon < dot) return std::nullopt;
+    return std::string(s.substr(dot + 1, colon - dot - 1));
+}
+
+// "Initializing a V1 LLM engine (v0.28.0) with config: model='...', dtype=torch.bfloat16, ..."
+Out engine_config(std::string_view line, std::size_t at) {
+    constexpr std::string_view kWith = "with config: ";
+    auto start = line.find(kWith, at);
+    if (start == std::string_view::npos) return std::nullopt;
+    Json out = Json::object();
+    std::size_t p = start + kWith.size();
+    while (p < line.size()) {
+        auto eq = line.find('=', p);
+        if (eq == std::string_view::npos) break;
+        std::string_view key = line.substr(p, eq - p);
+        std::size_t end = config_value_end(line, eq + 1);
+        std::string_view value = line.substr(eq + 1, end - eq - 1);
+        if (std::find(kConfigKeys.begin(), kConfigKeys.end(), key) != kConfigKeys.end()) {
+            out[std::string(key)] = strip_quotes(value);
+        } else if (key == "compilation_config") {
+            if (auto mode = enum_member_after(value, "'mode': ")) out["compilation_mode"] = *mode;
+            if (auto mode = enum_member_after(value, "'cudagraph_mode': ")) out["cudagraph_mode"] = *mode;
+        }
+        p = end + 2;
+    }
+    if (out.empty()) return std::nullopt;
+    return out;
+}
+
 }  // namespace
 }  // namespace vllm_lines
 
@@ -147,6 +231,11 @@ const std::vector<Field>& vllm_fields() {
         {"memory_split", "GiB for consumed memory", nullptr, {memory_split}},
         {"compile_s", "torch.compile took", nullptr, {one_gib<kCompile>}},
         {"cudagraph_mode_downgrade", "is not supported with spec-decode", nullptr, {cudagraph_downgrade}},
+        // Beyond the Python tool (T17).
+        {"vllm_engine_config", "Initializing a V1 LLM engine", nullptr, {engine_config}, Reference::beyond},
+        {"vllm_kv_cache_dtype", "data type to store kv cache", nullptr, {kv_dtype_line}, Reference::beyond},
+        {"vllm_gpu_memory_utilization", "Desired GPU memory utilization is", nullptr, {gpu_utilization},
+         Reference::beyond},
     };
     return fields;
 }

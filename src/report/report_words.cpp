@@ -155,6 +155,7 @@ std::string_view needs(TripwireId t) {
         {TripwireId::T14, "need a recording and an after reading"},
         {TripwireId::T15, "need the load tool's result file"},
         {TripwireId::T16, "need before and after readings"},
+        {TripwireId::T17, "need a boot log"},
         {TripwireId::T18, "need the load tool's result file"},
     };
     for (const auto& [id, why] : kNeeds)

@@ -5,6 +5,10 @@
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/parse/log_stamps.hpp"
 #include "inferlint/parse/snapshot.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
 
 namespace inferlint::run {
 
@@ -19,7 +23,50 @@ std::optional<checks::BootStart> read_boot_start(const fs::path& path, std::stri
     auto scan = parse::scan_boot_log_file(path, named, ask, each_line);
     if (!scan) return std::nullopt;
     if (boot_s) *boot_s = trail.boot_seconds(scan->facts.ready_lineno);
-    return checks::BootStart{std::move(label), std::move(scan->facts), std::move(scan->failure)};
+    auto config = model_config_named_in(scan->facts);
+    return checks::BootStart{std::move(label), std::move(scan->facts), std::move(scan->failure), std::move(config)};
+}
+
+namespace {
+
+// A config.json is small; anything past this is not one.
+constexpr std::size_t kModelConfigBytes = std::size_t{16} << 20;
+
+fs::path config_json_of(const fs::path& path) {
+    std::error_code ec;
+    return fs::is_directory(path, ec) ? path / "config.json" : path;
+}
+
+}  // namespace
+
+parse::ModelConfig read_model_config(const fs::path& path) {
+    fs::path file = config_json_of(path);
+    parse::ModelConfig config = parse::parse_model_config(util::read_file(file, util::AllowEmpty::no, kModelConfigBytes),
+                                                          file.string());
+    if (config.problem) throw InputError(fmt::format("{}: {}", file.string(), *config.problem));
+    return config;
+}
+
+std::optional<parse::ModelConfig> model_config_named_in(const parse::BootFacts& facts) {
+    const std::optional<Json>& args = facts.non_default_args ? facts.non_default_args : facts.server_args;
+    if (!args || !args->is_object()) return std::nullopt;
+    for (const char* key : {"model", "model_path"}) {
+        auto it = args->find(key);
+        if (it == args->end() || !it->is_string()) continue;
+        fs::path file = fs::path(it->get<std::string>()) / "config.json";
+        std::error_code ec;
+        if (!fs::is_regular_file(file, ec)) continue;
+        try {
+            return parse::parse_model_config(util::read_file(file, util::AllowEmpty::no, kModelConfigBytes),
+                                             file.string());
+        } catch (const InputError& e) {
+            parse::ModelConfig unreadable;
+            unreadable.path = file.string();
+            unreadable.problem = e.what();
+            return unreadable;
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector<fs::path>& paths,

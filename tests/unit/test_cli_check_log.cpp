@@ -19,10 +19,13 @@ TEST_CASE("check-log: one failing log, --json", "[cli_check_log][shared]") {
     auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_spec_backend_override.log").string(), "--json"});
     CHECK(r.rc == 1);
     Json out = Json::parse(r.out);
-    REQUIRE(out.size() == 3);
+    REQUIRE(out.size() == 4);
     CHECK(out[0]["tripwire"] == "T7");
     CHECK(out[2]["tripwire"] == "T6");
     CHECK(out[2]["status"] == "fail");
+    // T17 after the reference's verdicts: --kv-cache-dtype fp8 was asked and used.
+    CHECK(out[3]["tripwire"] == "T17");
+    CHECK(out[3]["status"] == "pass");
 }
 
 TEST_CASE("check-log: two runs' boot.log are labelled by folder and compared", "[cli_check_log][shared]") {

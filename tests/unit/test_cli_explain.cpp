@@ -45,6 +45,7 @@ TEST_CASE("explain with no name prints every tripwire in order", "[explain]") {
     auto r = run_cli({"explain"});
     CHECK(r.rc == 0);
     CHECK(count_of(r.out, "    Check: ") == inferlint::tripwires().size());
+    CHECK(r.out.find("T17  The server ran a configuration nobody asked for") != std::string::npos);
     auto t1 = r.out.find("T1  Silent preemption");
     auto t10 = r.out.find("T10  Integer-second timing");
     auto t15 = r.out.find("T15  Client and server counts disagree");

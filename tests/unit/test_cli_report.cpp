@@ -182,7 +182,7 @@ TEST_CASE("report: files named on the command line, and the output folder made",
     auto b = testsupport::run_cli({"report", "-o", only.string(), "--boot-log", (live / "boot.log").string()});
     CHECK(b.rc == 0);
     std::string html = inferlint::util::read_file(only);
-    CHECK(has(html, fmt::format("3 of {}. Not here: T1, T10 and T16 (need before and after readings)",
+    CHECK(has(html, fmt::format("4 of {}. Not here: T1, T10 and T16 (need before and after readings)",
                                 inferlint::tripwires().size())));
     CHECK_FALSE(has(html, "<figure class=\"chart\" id=\"fig-requests\""));
 }

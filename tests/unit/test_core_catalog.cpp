@@ -67,6 +67,18 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool, t
     }
     CHECK(all[0].name == "Silent preemption");
     CHECK(all[14].name == "Client and server counts disagree");
+    const Tripwire* t17 = find_tripwire(TripwireId::T17);
+    REQUIRE(t17);
+    CHECK(t17->id == "T17");
+    CHECK(t17->slug == "realized-config");
+    CHECK(lookup_tripwire("realized-config") == t17);
+    CHECK(lookup_tripwire("t17") == t17);
+    for (const auto& t : all) {
+        INFO(t.id);
+        CHECK_FALSE(t.what.empty());
+        CHECK_FALSE(t.check.empty());
+        CHECK_FALSE(t.verified.empty());
+    }
 }
 
 TEST_CASE("catalog: T16 follows them, with every field filled", "[catalog][T16]") {
@@ -119,7 +131,7 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
     CHECK(lookup_tripwire("Null-Block")->id == "T14");
     CHECK(lookup_tripwire("T16")->slug == "prefix-cache-hits");
     CHECK(lookup_tripwire("T99") == nullptr);
-    CHECK(lookup_tripwire("T99") == nullptr);
+    CHECK(lookup_tripwire("realized-config")->key == TripwireId::T17);
     CHECK(lookup_tripwire("chunks-not-tokens")->key == TripwireId::T18);
     CHECK(lookup_tripwire("T0") == nullptr);
     CHECK(lookup_tripwire("") == nullptr);
@@ -133,6 +145,7 @@ TEST_CASE("catalog: the known names listed for an unknown one", "[catalog]") {
     CHECK(known.find("null-block, client-server-mismatch, prefix-cache-hits") != std::string::npos);
     CHECK(known.ends_with(std::string(tripwires().back().slug)));
     CHECK(known.find("chunks-not-tokens") != std::string::npos);
+    CHECK(known.find("realized-config") != std::string::npos);
 }
 
 TEST_CASE("catalog: wrapping keeps every word and never exceeds the width", "[catalog]") {

@@ -9,6 +9,7 @@
 #include "inferlint/parse/benchresult.hpp"
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/failures.hpp"
+#include "inferlint/parse/model_config.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
 
@@ -41,6 +42,9 @@ struct BootStart {
     std::string label;  // the log's short name; prefixes the messages when there are several
     parse::BootFacts facts;
     std::optional<parse::Failure> failure;
+    // The model's config.json (--model-config, or the local model folder the log names),
+    // for T17 to name why the KV cache dtype is not the one asked.
+    std::optional<parse::ModelConfig> model_config;
 };
 
 // Whether lines recognised but unreadable (a format change) are a T12 of their own.
@@ -81,7 +85,8 @@ struct RunVerdicts {
     std::vector<CheckResult> only(std::initializer_list<TripwireId> tripwires) const;
 };
 
-// T12/T7, T5, T6 (and T12 for unreadable lines) per start; T4 and T11 across several.
+// T12/T7, T5, T6 (and T12 for unreadable lines) per start; T4 and T11 across several;
+// then T17 per start and, across several, its configuration diff.
 std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, UnparsedLines unparsed);
 
 // What the log and the recording say about pauses, for T1 on an engine that counts none.

@@ -28,6 +28,24 @@ struct Unparsed {
     std::string line;  // without the log prefix, at most 300 characters
 };
 
+// What the engine says it ran, beyond the Python tool's facts (T17 compares it with what
+// was asked). Kept out of to_json and result_block, whose keys are the Python tool's.
+struct RealizedFacts {
+    // The KV cache's element type as the log states it: vLLM "fp8" ("Using fp8 data type to
+    // store kv cache", else its engine config's kv_cache_dtype), SGLang "torch.bfloat16"
+    // (the KV allocation line), TensorRT-LLM the KV quantization it set ("auto", "fp8").
+    std::optional<std::string> kv_cache_dtype;
+    // TensorRT-LLM: "Using checkpoint KV quantization" (the dtype is the checkpoint's).
+    bool kv_dtype_from_checkpoint = false;
+    // vLLM's "Initializing a V1 LLM engine (v...) with config:" line, the keys T17 reads
+    // (key -> value text, quotes removed; compilation_mode and cudagraph_mode from
+    // compilation_config).
+    Json engine_config = Json::object();
+    std::optional<long long> max_model_len;        // SGLang context_len, TensorRT-LLM max sequence length
+    std::optional<double> gpu_memory_utilization;  // vLLM "Desired GPU memory utilization", TensorRT-LLM fraction
+    std::optional<long long> chunked_prefill_tokens;  // SGLang chunked_prefill_size (-1: off)
+};
+
 // Field names and meanings follow the Python BootFacts dataclass one to one; nullopt is
 // Python's None (the log did not say).
 struct BootFacts {
@@ -76,6 +94,7 @@ struct BootFacts {
     // file). The last value wins; the conflict stays visible. Values as Json (tuples: arrays).
     std::vector<std::pair<std::string, std::vector<Json>>> conflicts;
     long long lines = 0;
+    RealizedFacts realized;  // beyond the Python tool (T17); not in to_json
 
     // The engine's version: from the log (vLLM, TensorRT-LLM) or from the server.
     std::optional<std::string> version() const;

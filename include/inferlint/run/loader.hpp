@@ -5,6 +5,7 @@
 
 #include "inferlint/checks/suite.hpp"
 #include "inferlint/core/engines.hpp"
+#include "inferlint/parse/model_config.hpp"
 #include "inferlint/parse/series.hpp"
 
 #include <filesystem>
@@ -23,10 +24,20 @@ namespace fs = std::filesystem;
 using AcceptEngine = std::function<bool(const Engine* found, const std::string& what)>;
 
 // One boot log, read in pieces: its facts, its failure, and (when `boot_s` is given) the
-// seconds from its first stamped line to its ready line. nullopt when `accept` refused it.
+// seconds from its first stamped line to its ready line, with the config.json of the model
+// folder it names when that is here (model_config_named_in). nullopt when `accept` refused it.
 std::optional<checks::BootStart> read_boot_start(const fs::path& path, std::string label, const Engine* named,
                                                  const AcceptEngine& accept = {},
                                                  std::optional<double>* boot_s = nullptr);
+
+// The model's config.json for T17: PATH itself, or PATH/config.json for a model folder.
+// Throws InputError naming the file when it is missing, unreadable or not a JSON object.
+parse::ModelConfig read_model_config(const fs::path& path);
+
+// The config.json of the local model folder a start's arguments name (vLLM's model,
+// SGLang's model_path, TensorRT-LLM's model), when that folder is on this machine; a file
+// that cannot be read is kept with its problem, never thrown. nullopt when there is none.
+std::optional<parse::ModelConfig> model_config_named_in(const parse::BootFacts& facts);
 
 // Several boot logs, labelled with short distinct names (parse::log_labels); nullopt as
 // soon as `accept` refuses one.
