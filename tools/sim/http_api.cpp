@@ -170,6 +170,10 @@ struct HttpApi::Impl {
                 bool done = false, dead = false;
                 {
                     Lock l(sh);
+                    // A client gone for good stays unwritable; one that reads slowly on a
+                    // loaded machine can read as unwritable for a moment. Only the first is
+                    // an abort (vLLM's, when the client disconnects).
+                    int unwritable = 0;
                     for (;;) {
                         const Slot& r = sh.slots[slot];
                         generated = r.generated;
@@ -177,7 +181,8 @@ struct HttpApi::Impl {
                         dead = sh.core_dead;
                         if (generated > *sent || done || dead) break;
                         wait_for(sh, sh.progress, 0.1);
-                        if (!sink.is_writable()) return false;
+                        unwritable = sink.is_writable() ? 0 : unwritable + 1;
+                        if (unwritable >= 20) return false;
                     }
                 }
                 std::string out;
