@@ -133,6 +133,10 @@ inline std::string shell_quote(const std::string& s) {
 // named, and only the tripwires the Python tool has (T1-T15).
 inline const std::string kGoldenEnv = "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=T1-T15 ";
 
+// Every tripwire reported, this project's too (commands of the Python tool report its
+// fifteen unless asked).
+inline const std::string kAllTripwiresEnv = "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=all ";
+
 // Runs the built inferlint with args (each quoted); stdin from /dev/null. env_prefix,
 // e.g. "INFERLINT_ENGINE=sglang ", goes before the command.
 inline CliResult run_cli(const std::vector<std::string>& args, const std::string& env_prefix = "env -u INFERLINT_ENGINE ") {

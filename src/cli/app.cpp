@@ -106,12 +106,12 @@ bool resolve_engine(Common& common) {
     return true;
 }
 
-// --tripwires, else $INFERLINT_TRIPWIRES: which tripwires to report.
-bool resolve_tripwires(Common& common) {
+// --tripwires, else $INFERLINT_TRIPWIRES, else the command's default: which tripwires to report.
+bool resolve_tripwires(Common& common, DefaultTripwires fallback) {
     const char* env = std::getenv(kTripwiresEnvVar);
     const bool from_env = common.tripwires_arg.empty();
     std::string value = from_env ? (env ? env : "") : common.tripwires_arg;
-    if (value.empty()) return true;
+    if (value.empty()) value = fallback == DefaultTripwires::reference ? "T1-T15" : "all";
     common.only = parse_tripwire_selection(value);
     if (!common.only) {
         std::cerr << fmt::format("inferlint: {}{}: not a list of tripwires (for example T1-T15 or T1,T8)\n",
@@ -227,15 +227,22 @@ int run(int argc, char** argv) {
 
     Common common;
     std::function<int(const Common&)> chosen;
-    std::string chosen_name;
-    std::vector<std::pair<CLI::App*, std::function<int(const Common&)>>> runners;
+    DefaultTripwires chosen_default = DefaultTripwires::reference;
+    struct Runner {
+        CLI::App* sub;
+        DefaultTripwires default_tripwires;
+        std::function<int(const Common&)> run;
+    };
+    std::vector<Runner> runners;
     for (const Command* c : sorted_commands()) {
         CLI::App* sub = app.add_subcommand(c->name, c->summary);
         sub->group(group_title(c->group));
         sub->add_flag("--json", common.json, "machine-readable output");
         sub->add_flag("--strict", common.strict, "treat warnings as failures");
         sub->add_option("--tripwires", common.tripwires_arg,
-                        "report only these, e.g. T1-T15 or T1,T8 (default: $INFERLINT_TRIPWIRES, else all)")
+                        c->default_tripwires == DefaultTripwires::reference
+                ? "report only these, e.g. T1-T18, all, T1,T8 (default: $INFERLINT_TRIPWIRES, else T1-T15)"
+                : "report only these, e.g. T1-T15, T1,T8 (default: $INFERLINT_TRIPWIRES, else all)")
             ->type_name("LIST");
         if (c->takes_engine == TakesEngine::yes) {
             sub->add_option("--engine", common.engine_arg,
@@ -245,7 +252,7 @@ int run(int argc, char** argv) {
                     return parse_key(v) ? "" : fmt::format("unknown engine '{}' (known: vllm, sglang, trtllm)", v);
                 });
         }
-        runners.emplace_back(sub, c->setup(*sub));
+        runners.push_back({sub, c->default_tripwires, c->setup(*sub)});
     }
     try {
         app.parse(argc, argv);
@@ -255,10 +262,10 @@ int run(int argc, char** argv) {
         std::cerr << fmt::format("inferlint: {} (see 'inferlint --help')\n", e.what());
         return 2;
     }
-    for (auto& [sub, fn] : runners)
-        if (sub->parsed()) chosen = fn;
+    for (auto& r : runners)
+        if (r.sub->parsed()) chosen = r.run, chosen_default = r.default_tripwires;
     if (!chosen) return 2;
-    if (!resolve_engine(common) || !resolve_tripwires(common)) return 2;
+    if (!resolve_engine(common) || !resolve_tripwires(common, chosen_default)) return 2;
     try {
         return chosen(common);
     } catch (const InputError& e) {

@@ -30,7 +30,8 @@ struct Common {
     std::string engine_arg;
     const Engine* engine = nullptr;
     bool engine_from_env = false;
-    // The tripwires to report (--tripwires, else $INFERLINT_TRIPWIRES); nullopt: all of them.
+    // The tripwires to report (--tripwires, else $INFERLINT_TRIPWIRES, else the command's
+    // default); nullopt: all of them.
     std::string tripwires_arg;
     std::optional<std::vector<TripwireId>> only;
 
@@ -43,12 +44,18 @@ struct Common {
 
 enum class TakesEngine { no, yes };
 
+// The tripwires a command reports when none are named: the Python tool's fifteen, so
+// its scripts see the same verdicts and exit statuses, or all of them (the commands this
+// project adds for its own tripwires).
+enum class DefaultTripwires { reference, all };
+
 struct Command {
     std::string name;
     Group group;
     int order;            // position within its group
     std::string summary;  // the line --help shows, and the command's description
     TakesEngine takes_engine = TakesEngine::yes;
+    DefaultTripwires default_tripwires = DefaultTripwires::reference;
     // Adds the command's own options to `app` (bound to storage it owns) and returns
     // the function that runs it and returns the exit status.
     std::function<std::function<int(const Common&)>(CLI::App& app)> setup;

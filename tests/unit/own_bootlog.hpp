@@ -39,7 +39,7 @@ inline Checked check_log(const std::vector<fs::path>& paths, const std::vector<s
         args.push_back(p.string());
     }
     args.insert(args.end(), extra.begin(), extra.end());
-    auto r = testsupport::run_cli(args);
+    auto r = testsupport::run_cli(args, testsupport::kAllTripwiresEnv);
     INFO("stdout: " << r.out << "\nstderr: " << r.err);
     Json parsed = Json::parse(r.out, nullptr, false);
     REQUIRE(parsed.is_array());

@@ -16,7 +16,8 @@ std::filesystem::path scratch(const std::string& name) {
 
 TEST_CASE("check-log: one failing log, --json", "[cli_check_log][shared]") {
     REQUIRE_REFERENCE(root);
-    auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_spec_backend_override.log").string(), "--json"});
+    auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_spec_backend_override.log").string(), "--json",
+                                   "--tripwires", "all"});
     CHECK(r.rc == 1);
     Json out = Json::parse(r.out);
     REQUIRE(out.size() == 4);

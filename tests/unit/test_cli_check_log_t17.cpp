@@ -37,19 +37,19 @@ TEST_CASE("check-log --model-config names the checkpoint as the cause of FP8 KV"
     util::write_file(tmp.path / "model/config.json",
                      R"({"quantization_config": {"quant_method": "compressed-tensors", "kv_cache_scheme": )"
                      R"({"num_bits": 8, "type": "float"}}})");
-    auto plain = testsupport::run_cli({"check-log", log.string()});
+    auto plain = testsupport::run_cli({"check-log", log.string()}, testsupport::kAllTripwiresEnv);
     CHECK(plain.rc == 0);  // a warning, not a failure
     CHECK(plain.out.find("[T17] WARN  the engine stored the KV cache in fp8 though --kv-cache-dtype was auto") !=
           std::string::npos);
     CHECK(plain.out.find("give --model-config PATH") != std::string::npos);
 
-    auto named = testsupport::run_cli({"check-log", log.string(), "--model-config", (tmp.path / "model").string(), "--json"});
+    auto named = testsupport::run_cli({"check-log", log.string(), "--model-config", (tmp.path / "model").string(), "--json"}, testsupport::kAllTripwiresEnv);
     CHECK(named.rc == 0);
     Json t17 = t17_last_result(named.out);
     CHECK(t17["status"] == "warn");
     CHECK(t17["evidence"]["model_config"]["kv_cache_dtype"] == "fp8");
     CHECK(t17["message"].get<std::string>().find("the checkpoint asked for it") != std::string::npos);
-    auto strict = testsupport::run_cli({"check-log", log.string(), "--strict"});
+    auto strict = testsupport::run_cli({"check-log", log.string(), "--strict"}, testsupport::kAllTripwiresEnv);
     CHECK(strict.rc == 1);
 }
 
@@ -61,7 +61,7 @@ TEST_CASE("check-log --model-config: a missing or broken config.json is one line
     for (const std::string& bad : {(tmp.path / "broken.json").string(), (tmp.path / "missing.json").string(),
                                   tmp.path.string()}) {
         INFO(bad);
-        auto r = testsupport::run_cli({"check-log", log, "--model-config", bad});
+        auto r = testsupport::run_cli({"check-log", log, "--model-config", bad}, testsupport::kAllTripwiresEnv);
         CHECK(r.rc == 2);
         CHECK(r.out.empty());
         CHECK(r.err.find(bad) != std::string::npos);
@@ -69,7 +69,7 @@ TEST_CASE("check-log --model-config: a missing or broken config.json is one line
     }
     // Twice for three logs matches neither form.
     auto r = testsupport::run_cli({"check-log", log, log, log, "--model-config", (tmp.path / "broken.json").string(),
-                                   "--model-config", (tmp.path / "broken.json").string()});
+                                   "--model-config", (tmp.path / "broken.json").string()}, testsupport::kAllTripwiresEnv);
     CHECK(r.rc == 2);
     CHECK(r.err.find("--model-config") != std::string::npos);
 }
@@ -77,7 +77,7 @@ TEST_CASE("check-log --model-config: a missing or broken config.json is one line
 TEST_CASE("check-log on two starts ends with T17's configuration diff", "[cli_check_log][T17][shared]") {
     REQUIRE_REFERENCE(root);
     auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_cudagraphs.log").string(),
-                                   (root / "vllm-0.28/boot_eager.log").string(), "--json"});
+                                   (root / "vllm-0.28/boot_eager.log").string(), "--json"}, testsupport::kAllTripwiresEnv);
     CHECK(r.rc == 0);
     Json all = Json::parse(r.out);
     REQUIRE_FALSE(all.empty());

@@ -147,7 +147,7 @@ TEST_CASE("report: a run folder is read by name and gets its page", "[report][cl
     fs::copy(root / "sglang-0.5/qwen3-8b", folder, fs::copy_options::recursive);
     for (const auto& e : fs::directory_iterator(folder))
         fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
-    auto r = testsupport::run_cli({"report", folder.string()});
+    auto r = testsupport::run_cli({"report", folder.string(), "--tripwires", "all"});
     CHECK(r.rc == 0);
     REQUIRE(fs::is_regular_file(folder / "report.html"));
     // the result file was found: T15 ran, and the concurrency came from it
@@ -171,7 +171,7 @@ TEST_CASE("report: files named on the command line, and the output folder made",
     auto r = testsupport::run_cli({"report", "-o", out.string(), "--boot-log", (live / "boot.log").string(),
                                    "--before", (live / "before.snapshot.json").string(), "--after",
                                    (live / "after.snapshot.json").string(), "--series",
-                                   (live / "run.series.jsonl").string(), "--requested", "32"});
+                                   (live / "run.series.jsonl").string(), "--requested", "32", "--tripwires", "all"});
     CHECK(r.rc == 0);
     CHECK(has(r.out, "10 checks (6 pass, 2 warn, 2 tripwire-failed)"));  // T16 and T17 pass
     REQUIRE(fs::is_regular_file(out));
@@ -179,7 +179,8 @@ TEST_CASE("report: files named on the command line, and the output folder made",
     CHECK(has(inferlint::util::read_file(out), "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl"));
     // a boot log alone: the page says what it could not check
     fs::path only = report_scratch("only") / "r.html";
-    auto b = testsupport::run_cli({"report", "-o", only.string(), "--boot-log", (live / "boot.log").string()});
+    auto b = testsupport::run_cli(
+        {"report", "-o", only.string(), "--boot-log", (live / "boot.log").string(), "--tripwires", "all"});
     CHECK(b.rc == 0);
     std::string html = inferlint::util::read_file(only);
     CHECK(has(html, fmt::format("4 of {}. Not here: T1, T10 and T16 (need before and after readings)",
@@ -351,4 +352,25 @@ TEST_CASE("report: --requested 0 or below is exit 2 before anything is written",
     auto ok = testsupport::run_cli({"report", run.string(), "-o", out.string(), "--requested", "16", "--json"});
     CHECK(ok.rc == 0);
     CHECK(ok.out.find("\"T8\"") != std::string::npos);
+}
+
+TEST_CASE("report: by default the Python tool's fifteen, as its scripts expect; --tripwires all adds the rest",
+          "[report][cli][shared]") {
+    REQUIRE_REFERENCE(root);
+    fs::path live = root / "vllm-0.28/live";
+    const std::vector<std::string> base{"report", "-o", (report_scratch("default") / "r.html").string(), "--boot-log",
+                                        (live / "boot.log").string(), "--before",
+                                        (live / "before.snapshot.json").string(), "--after",
+                                        (live / "after.snapshot.json").string(), "--json"};
+    auto plain = testsupport::run_cli(base);
+    REQUIRE(plain.rc == 0);
+    for (const auto& r : json::parse(plain.out))
+        CHECK(*inferlint::tripwire_id(r["tripwire"].get<std::string>()) <= inferlint::TripwireId::T15);
+    auto args = base;
+    args.insert(args.end(), {"--tripwires", "all"});
+    auto all = testsupport::run_cli(args);
+    json got = json::parse(all.out);
+    CHECK(got.size() > json::parse(plain.out).size());
+    CHECK(std::any_of(got.begin(), got.end(), [](const json& r) { return r["tripwire"] == "T16"; }));
+    CHECK(std::any_of(got.begin(), got.end(), [](const json& r) { return r["tripwire"] == "T17"; }));
 }

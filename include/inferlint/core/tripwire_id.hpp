@@ -45,7 +45,7 @@ constexpr std::optional<TripwireId> tripwire_id(std::string_view text) {
 constexpr bool operator==(TripwireId id, std::string_view text) { return code(id) == text; }
 
 // The tripwires a list names: codes and ranges, separated by commas ("T1-T15", "T1,T8,T14",
-// any case). nullopt when a part names no tripwire or a range runs backwards.
+// any case), or "all". nullopt when a part names no tripwire or a range runs backwards.
 std::optional<std::vector<TripwireId>> parse_tripwire_selection(std::string_view text);
 
 }  // namespace inferlint
