@@ -183,6 +183,10 @@ bool other_engine(const Common& common, const Engine* found, const std::string& 
     return true;
 }
 
+run::AcceptEngine refuse_other_engine(const Common& common) {
+    return [&common](const Engine* found, const std::string& what) { return !other_engine(common, found, what); };
+}
+
 void note_unknown(const Common& common, const Engine* found, const std::string& what) {
     if (found || common.engine) return;
     std::cerr << fmt::format(

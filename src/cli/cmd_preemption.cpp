@@ -25,10 +25,7 @@ int run_preemption(const Opts& o, const Common& common) {
         ev.series = std::move(s);
     }
     if (!o.boot_log.empty()) {
-        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine,
-                                          [&](const Engine* e, const std::string& what) {
-                                              return !other_engine(common, e, what);
-                                          });
+        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine, refuse_other_engine(common));
         if (!start) return 2;
         ev.boots.push_back(std::move(*start));
     }

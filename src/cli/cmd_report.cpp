@@ -122,9 +122,7 @@ int run_report(Opts o, const Common& common) {
     if (run && !fill_from_folder(o, *run, load_log)) return 2;
     fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
 
-    auto loaded = run::load_run(file_set(o, load_log), common.engine, [&](const Engine* e, const std::string& what) {
-        return !other_engine(common, e, what);
-    });
+    auto loaded = run::load_run(file_set(o, load_log), common.engine, refuse_other_engine(common));
     if (!loaded || !engines_agree(loaded->engines, common)) return 2;
     checks::RunEvidence& ev = loaded->evidence;
     ev.requested = o.requested ? o.requested

@@ -38,16 +38,12 @@ int run_series(const Opts& o, const Common& common) {
         ev.after = std::move(snap);
     }
     if (ev.requested && !o.boot_log.empty()) {  // the log only sets T8's message
-        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine,
-                                          [&](const Engine* e, const std::string& what) {
-                                              return !other_engine(common, e, what);
-                                          });
+        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine, refuse_other_engine(common));
         if (!start) return 2;
         ev.boots.push_back(std::move(*start));
     }
     ev.series = std::move(s);
-    std::vector<CheckResult> results = checks::check_run(ev).only({TripwireId::T14, TripwireId::T9, TripwireId::T8});
-    return emit(results, common);
+    return emit(checks::check_load(ev).only({TripwireId::T14, TripwireId::T9, TripwireId::T8}), common);
 }
 
 const Registrar reg{Command{

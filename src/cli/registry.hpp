@@ -5,6 +5,7 @@
 #include "inferlint/checks/suite.hpp"
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
+#include "inferlint/run/loader.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -81,6 +82,10 @@ int emit(const std::vector<CheckResult>& results, const Common& common);
 // returns true (the command then exits 2).
 bool other_engine(const Common& common, const Engine* found, const std::string& what,
                   const std::string& verb = "came from");
+
+// The loaders' question for each input: refused (said on stderr, as other_engine does)
+// when it came from another engine than the one named.
+run::AcceptEngine refuse_other_engine(const Common& common);
 
 // When nothing tells the engine and none was named: a note on stderr that vLLM is assumed.
 void note_unknown(const Common& common, const Engine* found, const std::string& what);

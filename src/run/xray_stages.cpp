@@ -125,17 +125,19 @@ void Xray::read_load_result() {
 
 void Xray::run_checks() {
     read_load_result();
-    checks::RunEvidence ev = evidence();
+    got_.evidence = evidence();
+    checks::RunEvidence& ev = *got_.evidence;
     if (got_.boot_log && got_.facts) {
         // The server's log now covers the run too (TensorRT-LLM logs its pauses there).
+        std::optional<checks::BootStart> start;
         try {
-            got_.final_boot = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
+            start = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
         } catch (const InputError&) {
             // Emptied or cut since the boot (a rotated log): what the text now says.
-            got_.final_boot = boot_start(read_log(*got_.boot_log), engine_);
+            start = boot_start(read_log(*got_.boot_log), engine_);
         }
-        got_.final_boot->facts.server_version = got_.facts->server_version;
-        ev.boots = {*got_.final_boot};
+        start->facts.server_version = got_.facts->server_version;
+        ev.boots = {std::move(*start)};
     }
     if (cut()) return;
     stage(Stage::checks);
@@ -193,10 +195,10 @@ void Xray::finish() {
     if (got_.boot_log || (got_.before && got_.after)) {
         stage(Stage::report);
         try {
-            checks::RunEvidence ev = evidence();
-            if (got_.final_boot) {
-                ev.boots = {*got_.final_boot};
-            } else if (got_.boot_log) {
+            // The evidence the checks ran on; a run stopped before them has only its boot log.
+            const bool checked = got_.evidence.has_value();
+            checks::RunEvidence ev = checked ? std::move(*got_.evidence) : evidence();
+            if (!checked && got_.boot_log) {
                 auto start = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
                 if (got_.facts && !start->facts.vllm_version) start->facts.server_version = got_.facts->server_version;
                 ev.boots = {std::move(*start)};

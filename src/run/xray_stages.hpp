@@ -37,7 +37,7 @@ inline std::vector<CheckResult> boot_checks(const std::string& text, const Engin
 struct Gathered {
     std::optional<fs::path> boot_log;
     std::optional<parse::BootFacts> facts;        // the log as it stood once the server was ready
-    std::optional<checks::BootStart> final_boot;  // the log re-read after the load
+    std::optional<checks::RunEvidence> evidence;   // what the run's checks ran on (the log re-read after the load)
     std::optional<double> boot_s;
     std::optional<Snapshot> before, after;
     std::optional<Series> recorded;

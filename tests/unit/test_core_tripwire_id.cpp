@@ -23,6 +23,9 @@ TEST_CASE("tripwire selection: codes and ranges, any case, in code order, once e
     CHECK(parse_tripwire_selection("t8, T1,T8") == std::vector{TripwireId::T1, TripwireId::T8});
     CHECK(parse_tripwire_selection("T9-T10,T14") == std::vector{TripwireId::T9, TripwireId::T10, TripwireId::T14});
     CHECK(parse_tripwire_selection("T4") == std::vector{TripwireId::T4});
+    auto every = parse_tripwire_selection(" ALL ");
+    REQUIRE(every);
+    CHECK(every->size() == kTripwireIds.size());
     for (const char* bad : {"", " ", "T8-T1", "T1,,T2", "T99", "preemption", "T1-", "-T3"}) {
         INFO(bad);
         CHECK_FALSE(parse_tripwire_selection(bad));
