@@ -236,6 +236,33 @@ TEST_CASE("ground truth: preemptions, peak running, tokens and usable blocks", "
     CHECK(top >= 56);  // the pool was nearly full for most of the run
 }
 
+TEST_CASE("a burst of clients while the server cannot accept: every one is answered", "[sim]") {
+    // A benchmark's clients plus a recorder's scrapes, arriving while the API server waits
+    // for the CPU: the simulator is stopped (SIGSTOP, our own child) for the burst. With
+    // httplib's listen backlog of 5 the kernel dropped the surplus connections, and those
+    // clients read resets ("connection error: Read") for requests the engine never saw.
+    Sim s("burst", {});
+    REQUIRE(::kill(s.pid, SIGSTOP) == 0);
+    constexpr int kClients = 48;
+    std::vector<std::string> outcome(kClients);
+    std::vector<std::thread> clients;
+    for (int i = 0; i < kClients; ++i)
+        clients.emplace_back([&, i] {
+            try {
+                outcome[i] = std::to_string(util::http_get(s.url() + "/health", {.connect_s = 20, .read_s = 20}).status);
+            } catch (const std::exception& e) {
+                outcome[i] = e.what();
+            }
+        });
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    REQUIRE(::kill(s.pid, SIGCONT) == 0);
+    for (auto& t : clients) t.join();
+    for (int i = 0; i < kClients; ++i) {
+        INFO("client " << i);
+        CHECK(outcome[i] == "200");
+    }
+}
+
 TEST_CASE("crash on the first request: probe fails, the log says why", "[sim]") {
     Sim s("crash", {"--sim-crash-on-first-request", "--sim-dead-linger-s", "0.3"});
     auto r = run::probe(s.url(), {.concurrency = 2, .timeout_s = 10});

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <mutex>
 #include <thread>
@@ -83,6 +84,7 @@ struct HttpApi::Impl {
     std::mutex http_mu;
     HttpCounts http;
     std::atomic<int> scrapes{0};
+    int listen_fd = -1;
 
     Impl(const ServeConfig& c, Shared& s, int p, double w) : cfg(c), sh(s), pid(p), start_wall(w) {}
 
@@ -217,6 +219,14 @@ struct HttpApi::Impl {
 
     void routes() {
         svr.new_task_queue = [] { return new httplib::ThreadPool(512); };
+        // SO_REUSEADDR only (httplib's default adds SO_REUSEPORT, which would let two
+        // simulators share a port), and the listening socket kept so bind() can widen
+        // its backlog.
+        svr.set_socket_options([this](socket_t sock) {
+            int yes = 1;
+            setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+            listen_fd = sock;
+        });
         svr.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
             Lock l(sh);
             res.status = sh.core_dead ? 503 : 200;
@@ -282,8 +292,16 @@ HttpApi::~HttpApi() = default;
 
 int HttpApi::bind() {
     // Only ever the loopback interface: the simulator is for tests on this machine.
-    if (impl_->cfg.port == 0) return impl_->svr.bind_to_any_port("127.0.0.1");
-    return impl_->svr.bind_to_port("127.0.0.1", impl_->cfg.port) ? impl_->cfg.port : -1;
+    const int port = impl_->cfg.port == 0 ? impl_->svr.bind_to_any_port("127.0.0.1")
+                     : impl_->svr.bind_to_port("127.0.0.1", impl_->cfg.port) ? impl_->cfg.port
+                                                                              : -1;
+    // httplib listens with a backlog of 5. A burst of connections (a benchmark's clients
+    // plus a recorder's scrapes) while the accept thread waits for a busy CPU overflows
+    // it, and a client whose connection the kernel dropped reads a reset: one request
+    // "failed" that the engine never saw. vLLM's server (uvicorn) listens with 2048;
+    // listening again on the bound socket widens the queue.
+    if (port > 0 && impl_->listen_fd >= 0) ::listen(impl_->listen_fd, 4096);
+    return port;
 }
 
 void HttpApi::listen() { impl_->svr.listen_after_bind(); }
