@@ -328,6 +328,28 @@ std::size_t read_some(int fd, char* into, std::size_t n, const std::filesystem::
 constexpr std::size_t kHeadBytes = 200000;
 constexpr std::size_t kPiece = std::size_t{1} << 20;
 
+// Why a file's head is plainly some other kind of file than an engine's text log, or
+// nothing. A log's first line is a log line: never a JSON value, never Prometheus's
+// exposition text, never 200 KB without a line break.
+std::optional<std::string> bootlog_other_kind(std::string_view head, bool whole_file) {
+    const auto first = head.find_first_not_of(" \t\r\n\f\v\xEF\xBB\xBF");
+    if (first == std::string_view::npos) return std::nullopt;
+    // SGLang's and TensorRT-LLM's lines begin with '[' too ("[2026-11-29 10:12:01]",
+    // "[TensorRT-LLM]"); a JSON array's first item never begins like a log stamp.
+    const std::string_view line = head.substr(first, head.find('\n', first) - first);
+    const auto item = line.find_first_not_of(" \t\r", 1);
+    const bool json_array =
+        line[0] == '[' && (item == std::string_view::npos ||
+                           std::string_view("{[\"]").find(line[item]) != std::string_view::npos || Json::accept(line));
+    if (line[0] == '{' || json_array)
+        return std::string("a JSON file, not a boot log (inferlint reads the engine's text log)");
+    if (head.substr(first).starts_with("# HELP ") || head.substr(first).starts_with("# TYPE "))
+        return std::string("Prometheus metrics text, not a boot log");
+    if (!whole_file && head.find('\n') == std::string_view::npos)
+        return fmt::format("no line break in its first {} bytes: not a boot log", head.size());
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path, const Engine* named,
@@ -357,6 +379,7 @@ std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path,
     std::string_view head(buf.data(), len);
     if (head.empty()) throw InputError(fmt::format("{}: empty file", path.string()));
     if (util::looks_binary(head)) throw InputError(fmt::format("{}: not a text log (binary data)", path.string()));
+    if (auto other = bootlog_other_kind(head, eof)) throw InputError(fmt::format("{}: {}", path.string(), *other));
 
     BootLogScan out;
     out.found = from_log(head);

@@ -192,3 +192,39 @@ TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[boo
     CHECK(cut->facts.unparsed.size() == 1);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("files of another kind given as a boot log: one line naming the file, exit 2", "[bootlog][stream][cli]") {
+    // The five the bad-input matrix found boot-facts reading as an empty vLLM log (exit 0),
+    // and check-log passing T12 on: no log line in them at all.
+    auto dir = std::filesystem::temp_directory_path() / ("inferlint-stream-kind-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {"cut.json", R"({"schema": "inferlint.snapshot/1", "metrics": [1, 2)"},
+        {"other.json", "{\"name\": \"not a log\"}\n"},
+        {"lines.jsonl", "{\"t\": 1}\n{\"t\": 2}\n"},
+        {"metrics.prom", "# HELP vllm:num_requests_running Number of requests.\n# TYPE vllm:num_requests_running gauge\n"},
+        {"one-line.txt", std::string(300000, 'x')},
+    };
+    const std::vector<std::string> why = {"a JSON file, not a boot log", "a JSON file, not a boot log",
+                                          "a JSON file, not a boot log", "Prometheus metrics text, not a boot log",
+                                          "no line break in its first"};
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        auto path = dir / files[i].first;
+        { std::ofstream(path, std::ios::binary) << files[i].second; }
+        for (std::vector<std::string> args : {std::vector<std::string>{"boot-facts", path.string()},
+                                              std::vector<std::string>{"check-log", path.string()},
+                                              std::vector<std::string>{"boot-facts", "--json", path.string()}}) {
+            INFO(args[0] << " " << path.string());
+            auto r = run_cli(args);
+            CHECK(r.rc == 2);
+            CHECK(r.out.empty());
+            CHECK(r.err.starts_with("inferlint: " + path.string() + ": " + why[i]));
+            CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        }
+    }
+    // A real log that is short and has no final line break still reads.
+    auto short_log = dir / "short.log";
+    { std::ofstream(short_log) << "INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version 0.30.0"; }
+    CHECK(run_cli({"boot-facts", short_log.string()}).rc == 0);
+    std::filesystem::remove_all(dir);
+}
