@@ -2,9 +2,11 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG"
 
-.PHONY: all bootstrap build build-asan demo test test-asan conform bench clean
+.PHONY: all bootstrap build build-asan build-fuzz demo test test-asan conform bench fuzz clean
 
 all: build
 
@@ -23,6 +25,18 @@ $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
 build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target inferlint_tests
 
+# libFuzzer targets (tests/fuzz): clang, with the core instrumented (cmake/fuzz.cmake).
+$(FUZZ_BUILD)/CMakeCache.txt: | bootstrap
+	CXX=clang++ CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+	  -DINFERLINT_FUZZ=ON -DINFERLINT_TESTS=OFF -DINFERLINT_WERROR=OFF
+
+build-fuzz: bootstrap $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
+
+# Every fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600).
+fuzz: build-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz $(FUZZ_BUILD)
+
 demo: build
 	./scripts/demo $(BUILD)
 
@@ -39,4 +53,4 @@ bench: build
 	./bench/watch.sh $(BUILD) 60
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

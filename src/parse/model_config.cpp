@@ -54,6 +54,9 @@ ModelConfig parse_model_config(std::string_view text, std::string path) {
     } catch (const Json::parse_error& e) {
         out.problem = fmt::format("not JSON (at byte {})", e.byte);
         return out;
+    } catch (const Json::exception&) {  // a number out of double's range: 1e999
+        out.problem = "not JSON that can be read (a number out of range)";
+        return out;
     }
     if (!doc.is_object()) {
         out.problem = "not a JSON object";

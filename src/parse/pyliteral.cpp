@@ -222,8 +222,7 @@ private:
             skip_space();
             std::size_t q = p_;
             bool r2 = false, b2 = false;
-            while (q < s_.size() && q - p_ < 2 && (s_[q] | 0x20) != 0 &&
-                   std::string_view("rRbBuU").find(s_[q]) != std::string_view::npos) {
+            while (q < s_.size() && q - p_ < 2 && std::string_view("rRbBuU").find(s_[q]) != std::string_view::npos) {
                 r2 |= (s_[q] | 0x20) == 'r';
                 b2 |= (s_[q] | 0x20) == 'b';
                 ++q;

@@ -58,6 +58,8 @@ Snapshot snapshot_from_text(const std::string& raw, const std::string& source) {
             doc = nlohmann::json::parse(raw);
         } catch (const nlohmann::json::parse_error& e) {
             throw InputError(fmt::format("{}: not valid JSON (truncated?) at byte {}", source, e.byte));
+        } catch (const nlohmann::json::exception&) {  // a number out of double's range: 1e999
+            throw InputError(fmt::format("{}: not valid JSON (a number out of range)", source));
         }
         if (!doc.is_object()) throw InputError(fmt::format("{}: not an {} document", source, kSnapshotSchema));
         auto schema = doc.find("schema");
