@@ -111,6 +111,8 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
     }
     if (files.bench) ev.bench = load_bench_result(*files.bench);
     if (ev.bench && ev.before && ev.after && files.load_log) ev.untimed_requests = untimed_requests_in(*files.load_log);
+    // The load's arguments as its client printed them: a random dataset meant unique prompts (T16).
+    if (files.load_log) ev.unique_prompts = unique_prompts_in(*files.load_log);
 
     std::vector<std::string> labels = parse::log_labels(files.boot_logs);
     for (std::size_t i = 0; i < files.boot_logs.size(); ++i) {

@@ -163,6 +163,9 @@ checks::RunEvidence Xray::evidence() const {
     ev.bench = got_.bench;
     if (got_.requested) ev.requested = checks::Requested::of(*got_.requested);
     ev.unique_prompts = load_unique_prompts(o_.load_argv);
+    // The client's own account of its arguments, when the command line leaves the dataset
+    // to its default (vllm bench serve's is random), as `report` reads it from load.log.
+    if (!ev.unique_prompts && load_client(o_.load_argv)) ev.unique_prompts = unique_prompts_in(plan_.out / "load.log");
     if (got_.bench && got_.before && got_.after && load_client(o_.load_argv)) {
         try {
             ev.untimed_requests = untimed_requests_in(plan_.out / "load.log");

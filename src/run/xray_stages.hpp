@@ -7,6 +7,7 @@
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
+#include "inferlint/run/loader.hpp"
 #include "inferlint/run/xray.hpp"
 #include "xray_internal.hpp"
 
@@ -25,8 +26,12 @@ namespace inferlint::xray::detail {
 
 inline std::string read_log(const fs::path& p) { return util::read_file(p, util::AllowEmpty::yes); }
 
+// The start the log tells of, with the config.json of the local model folder it names
+// (T17 reads the cause of an unasked KV dtype there, as check-log and report do).
 inline checks::BootStart boot_start(const std::string& text, const Engine* engine) {
-    return {"boot.log", parse::parse_boot_log(text, engine), parse::classify_failure(text)};
+    checks::BootStart start{"boot.log", parse::parse_boot_log(text, engine), parse::classify_failure(text)};
+    start.model_config = run::model_config_named_in(start.facts);
+    return start;
 }
 
 inline std::vector<CheckResult> boot_checks(const std::string& text, const Engine* engine) {

@@ -61,3 +61,32 @@ TEST_CASE("loadlog: an empty load.log says 0; a missing one or a folder is an In
     CHECK_THROWS_MATCHES(untimed_requests_in(tmp.path), InputError,
                          Catch::Matchers::Message(tmp.path.string() + ": is a folder, not a file"));
 }
+
+TEST_CASE("loadlog: a random dataset without a shared prefix in the client's Namespace line means unique prompts",
+          "[loadlog][T16]") {
+    // vllm bench serve prints its arguments first (the real one prints every argument).
+    const std::string real =
+        "INFO 10-01 01:30:02 [__init__.py:216] Automatically detected platform cuda.\n"
+        "Namespace(subparser='bench', bench_type='serve', seed=0, num_prompts=32, dataset_name='random', "
+        "no_stream=False, dataset_path=None, random_input_len=88, random_output_len=1000, random_range_ratio=0.0, "
+        "random_prefix_len=0, random_batch_size=1, max_concurrency=32, model='qwen3-8b')\n"
+        "Starting initial single prompt test run...\n";
+    CHECK(unique_prompts_from_namespace(real) == "dataset_name='random' in load.log");
+    // random_prefix_len absent (an older client) says the same.
+    CHECK(unique_prompts_from_namespace("Namespace(dataset_name='random', num_prompts=8)\n") ==
+          "dataset_name='random' in load.log");
+    CHECK(unique_prompts_from_namespace("Namespace(dataset_name='random-mm', random_prefix_len=None)\n") ==
+          "dataset_name='random-mm' in load.log");
+    // A shared prefix is meant to hit the cache; another dataset repeats prompts by design.
+    CHECK_FALSE(unique_prompts_from_namespace("Namespace(dataset_name='random', random_prefix_len=256)\n"));
+    CHECK_FALSE(unique_prompts_from_namespace("Namespace(dataset_name='sharegpt', random_prefix_len=0)\n"));
+    // A key that merely ends in dataset_name is not it; no Namespace line says nothing.
+    CHECK_FALSE(unique_prompts_from_namespace("Namespace(hf_dataset_name='random', seed=0)\n"));
+    CHECK_FALSE(unique_prompts_from_namespace("dataset_name='random'\n"));
+    CHECK_FALSE(unique_prompts_from_namespace(""));
+    CHECK_FALSE(unique_prompts_from_namespace("Namespace(dataset_name='random\n"));  // cut short
+    testsupport::TempDir tmp("loadlog-ns");
+    util::write_file(tmp.path / "load.log", real);
+    CHECK(unique_prompts_in(tmp.path / "load.log") == "dataset_name='random' in load.log");
+    CHECK_FALSE(unique_prompts_in(tmp.path / "missing.log"));
+}

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <mutex>
 #include <numeric>
+#include <random>
 #include <thread>
 
 namespace sim {
@@ -32,6 +33,30 @@ struct Outcome {
     std::vector<double> token_times;  // absolute, for the peak-throughput figure
     std::string error;
 };
+
+// What the client sends and how it counts, beyond where it sends it.
+struct LoadShape {
+    int input_len = 1024, output_len = 128, prefix_len = 0;
+    bool ignore_eos = false;
+    std::uint64_t seed = 0;    // --seed, as vLLM's random dataset (0 by default)
+    bool same_prompt = false;  // --sim-same-prompt: request 0's prompt on every call (a broken harness)
+    bool count_chunks = false;  // --sim-count-chunks: one token per stream chunk (a broken harness)
+};
+
+// vLLM's random dataset draws token ids; the simulator's server tokenizes by words, so
+// the prompt is that many seeded random words: a shared prefix of `prefix_len` (from the
+// seed alone) and `input_len` of the request's own.
+std::string random_prompt(const LoadShape& shape, long long index) {
+    std::string prompt;
+    auto words = [&](std::uint64_t stream, int n) {
+        std::mt19937_64 rng(stream);
+        std::uniform_int_distribution<int> word(0, 49999);
+        for (int i = 0; i < n; ++i) prompt += fmt::format("{}w{}", prompt.empty() ? "" : " ", word(rng));
+    };
+    words(shape.seed * 0x9e3779b97f4a7c15ULL, shape.prefix_len);
+    words((shape.seed + 1) * 0xbf58476d1ce4e5b9ULL + static_cast<std::uint64_t>(index) + 1, shape.input_len);
+    return prompt;
+}
 
 struct Target {
     std::string host;
@@ -58,13 +83,12 @@ Target target_of(const Args& a) {
     return t;
 }
 
-// One streamed completion, timed as vLLM's client does.
-Outcome run_one(const Target& t, const std::string& served, int input_len, int output_len, bool ignore_eos) {
+// One streamed completion of request `index`'s prompt, timed as vLLM's client does.
+Outcome run_one(const Target& t, const std::string& served, const LoadShape& shape, long long index) {
     Outcome o;
-    std::string prompt;
-    for (int i = 0; i < input_len; ++i) prompt += i ? " hi" : "hi";
-    nlohmann::json body{{"model", served},   {"prompt", prompt},   {"max_tokens", output_len},
-                        {"temperature", 0.0}, {"stream", true},     {"ignore_eos", ignore_eos},
+    const std::string prompt = random_prompt(shape, shape.same_prompt ? 0 : index);
+    nlohmann::json body{{"model", served},         {"prompt", prompt},         {"max_tokens", shape.output_len},
+                        {"temperature", 0.0},      {"stream", true},           {"ignore_eos", shape.ignore_eos},
                         {"stream_options", {{"include_usage", true}}}};
     httplib::Client cli(t.host, t.port);
     cli.set_connection_timeout(10);
@@ -117,7 +141,7 @@ Outcome run_one(const Target& t, const std::string& served, int input_len, int o
         o.error = fmt::format("HTTP {}: {}", res->status, res->body.substr(0, 200));
         return o;
     }
-    o.output_tokens = usage_tokens >= 0 ? usage_tokens : chunks;
+    o.output_tokens = usage_tokens >= 0 && !shape.count_chunks ? usage_tokens : chunks;
     o.ok = o.error.empty() && chunks > 0;
     return o;
 }
@@ -149,19 +173,32 @@ int bench_main(const Args& a) {
     const std::string served = a.str("served_model_name", t.model);
     const int n = a.integer("num_prompts", 1000);
     const int conc = a.integer("max_concurrency", n);
-    const int in_len = a.integer("random_input_len", 1024);
-    const int out_len = a.integer("random_output_len", 128);
-    const bool ignore_eos = a.flag("ignore_eos");
-    if (n < 1 || conc < 1 || in_len < 1 || out_len < 1) usage_error("counts and lengths must be positive");
+    LoadShape shape;
+    shape.input_len = a.integer("random_input_len", shape.input_len);
+    shape.output_len = a.integer("random_output_len", shape.output_len);
+    shape.prefix_len = a.integer("random_prefix_len", 0);
+    shape.seed = static_cast<std::uint64_t>(a.integer("seed", 0));
+    shape.ignore_eos = a.flag("ignore_eos");
+    shape.same_prompt = a.flag("sim_same_prompt");
+    shape.count_chunks = a.flag("sim_count_chunks");
+    const int in_len = shape.input_len + shape.prefix_len;
+    const std::string dataset = a.str("dataset_name", "random");
+    if (dataset != "random") usage_error(fmt::format("the simulator's client has the random dataset only, not '{}'", dataset));
+    if (n < 1 || conc < 1 || shape.input_len < 1 || shape.output_len < 1 || shape.prefix_len < 0)
+        usage_error("counts and lengths must be positive");
 
-    std::printf("Namespace(backend='vllm', base_url=%s, host='%s', port=%d, endpoint='%s', dataset_name='random', "
-                "max_concurrency=%d, model='%s', num_prompts=%d, request_rate=inf, random_input_len=%d, "
-                "random_output_len=%d, ignore_eos=%s)\n",
+    std::printf("Namespace(backend='vllm', base_url=%s, host='%s', port=%d, endpoint='%s', dataset_name='%s', "
+                "max_concurrency=%d, model='%s', num_prompts=%d, request_rate=inf, seed=%d, random_input_len=%d, "
+                "random_output_len=%d, random_prefix_len=%d, ignore_eos=%s)\n",
                 a.find("base_url") ? ("'" + a.str("base_url", "") + "'").c_str() : "None", t.host.c_str(), t.port,
-                t.path.c_str(), conc, t.model.c_str(), n, in_len, out_len, ignore_eos ? "True" : "False");
+                t.path.c_str(), dataset.c_str(), conc, t.model.c_str(), n, a.integer("seed", 0), shape.input_len,
+                shape.output_len, shape.prefix_len, shape.ignore_eos ? "True" : "False");
     std::printf("Starting initial single prompt test run...\n");
     std::fflush(stdout);
-    Outcome test = run_one(t, served, in_len, out_len, ignore_eos);
+    // vLLM's test run sends request 0's prompt (and 0.30 sends none by default); the
+    // simulator's is a prompt of its own, so that it puts nothing in the prefix cache that
+    // a timed request could find.
+    Outcome test = run_one(t, served, shape, n);
     if (!test.ok) {
         std::fprintf(stderr,
                      "ValueError: Initial test run failed - Please make sure benchmark arguments are correctly "
@@ -187,7 +224,7 @@ int bench_main(const Args& a) {
                     int seen = peak_in_flight.load();
                     while (now > seen && !peak_in_flight.compare_exchange_weak(seen, now)) {
                     }
-                    outcomes[static_cast<std::size_t>(i)] = run_one(t, served, in_len, out_len, ignore_eos);
+                    outcomes[static_cast<std::size_t>(i)] = run_one(t, served, shape, i);
                     --in_flight;
                 }
             });

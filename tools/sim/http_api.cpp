@@ -13,7 +13,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 namespace sim {
 namespace {
@@ -38,24 +40,28 @@ void send_json(httplib::Response& res, int status, const json& doc) {
     res.set_content(doc.dump(), "application/json");
 }
 
-// Prompt length in tokens: one per word of a text prompt, one per id of a token list.
-int prompt_tokens(const json& prompt) {
+// A prompt's tokens: one per word of a text prompt, one per id of a token list (an empty
+// text is one token, as a real tokenizer gives it at least a BOS). nullopt: no prompt.
+std::optional<std::vector<std::uint64_t>> prompt_token_ids(const json& prompt) {
+    std::vector<std::uint64_t> ids;
     if (prompt.is_string()) {
         const std::string& s = prompt.get_ref<const std::string&>();
-        int n = 0;
-        bool in_word = false;
-        for (char c : s) {
-            bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
-            if (!space && !in_word) ++n;
-            in_word = !space;
+        auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
+        for (std::size_t i = 0; i < s.size();) {
+            while (i < s.size() && space(s[i])) ++i;
+            std::size_t start = i;
+            while (i < s.size() && !space(s[i])) ++i;
+            if (i > start) ids.push_back(word_token(s.data() + start, s.data() + i));
         }
-        return std::max(n, 1);
+        if (ids.empty()) ids.push_back(0);
+        return ids;
     }
     if (prompt.is_array() && !prompt.empty()) {
-        if (prompt[0].is_number_integer()) return static_cast<int>(prompt.size());
-        return prompt_tokens(prompt[0]);
+        if (!prompt[0].is_number_integer()) return prompt_token_ids(prompt[0]);
+        for (const auto& id : prompt) ids.push_back(id.is_number_integer() ? id.get<std::uint64_t>() : 0);
+        return ids;
     }
-    return -1;
+    return std::nullopt;
 }
 
 const char* status_class(int status) {
@@ -103,8 +109,10 @@ struct HttpApi::Impl {
         if (!model.empty() && model != cfg.served_name && model != cfg.model)
             return send_json(res, 404,
                              error_doc(404, "NotFoundError", fmt::format("The model `{}` does not exist.", model)));
-        int prompt = prompt_tokens(body.value("prompt", json()));
-        if (prompt < 0) return send_json(res, 400, error_doc(400, "BadRequestError", "prompt must be given"));
+        auto ids = prompt_token_ids(body.value("prompt", json()));
+        if (!ids) return send_json(res, 400, error_doc(400, "BadRequestError", "prompt must be given"));
+        const PromptBlocks blocks = prompt_blocks(*ids, cfg.block_size);
+        const int prompt = blocks.tokens;
         int max_tokens = body.value("max_tokens", 16);
         if (max_tokens < 1) return send_json(res, 400, error_doc(400, "BadRequestError", "max_tokens must be at least 1"));
         const bool stream = body.value("stream", false);
@@ -124,7 +132,7 @@ struct HttpApi::Impl {
                 sh.crash_now = true;
                 pthread_cond_signal(&sh.work);
             }
-            Admit a = submit(sh, prompt, max_tokens, mono_s(), &slot);
+            Admit a = submit(sh, blocks, max_tokens, mono_s(), &slot);
             if (a == Admit::too_long)
                 return send_json(
                     res, 400,
@@ -163,13 +171,15 @@ struct HttpApi::Impl {
 
     void stream_answer(httplib::Response& res, int slot, const std::string& id, long long created, int prompt,
                        bool include_usage) {
-        auto sent = std::make_shared<int>(0);
+        // Tokens sent, and the engine steps whose tokens are in them: one chunk per step.
+        auto sent = std::make_shared<std::pair<int, long long>>(0, 0);
         res.status = 200;
         res.set_chunked_content_provider(
             "text/event-stream",
             [this, slot, id, created, prompt, include_usage, sent](size_t, httplib::DataSink& sink) {
                 int generated = 0;
                 bool done = false, dead = false;
+                std::vector<int> ends;  // the token count at the end of each step not sent yet
                 {
                     Lock l(sh);
                     // A client gone for good stays unwritable; one that reads slowly on a
@@ -181,15 +191,23 @@ struct HttpApi::Impl {
                         generated = r.generated;
                         done = r.state == SlotState::done;
                         dead = sh.core_dead;
-                        if (generated > *sent || done || dead) break;
+                        if (generated > sent->first || done || dead) break;
                         wait_for(sh, sh.progress, 0.1);
                         unwritable = sink.is_writable() ? 0 : unwritable + 1;
                         if (unwritable >= 20) return false;
                     }
+                    const Slot& r = sh.slots[slot];
+                    // A stream more than kStepRing steps behind sends the older ones as one chunk.
+                    for (long long j = std::max(sent->second, r.n_steps - kStepRing); j < r.n_steps; ++j)
+                        ends.push_back(r.step_ends[j % kStepRing]);
+                    sent->second = r.n_steps;
                 }
                 std::string out;
-                for (; *sent < generated; ++*sent)
-                    out += "data: " + chunk(id, created, text_of(*sent, *sent + 1), nullptr).dump() + "\n\n";
+                for (int end : ends) {
+                    if (end <= sent->first) continue;
+                    out += "data: " + chunk(id, created, text_of(sent->first, end), nullptr).dump() + "\n\n";
+                    sent->first = end;
+                }
                 if (done) {
                     out += "data: " + chunk(id, created, "", "length").dump() + "\n\n";
                     if (include_usage) {

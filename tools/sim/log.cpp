@@ -51,6 +51,14 @@ std::string thousands(long long v) {
     return out;
 }
 
+// vLLM's SpeculativeConfig repr in the engine's config line (recorded: vllm-0.28
+// boot_spec_backend_override.log, "SpeculativeConfig(method='mtp', model='...', num_spec_tokens=3)").
+std::string speculative_text(const ServeConfig& cfg) {
+    if (cfg.spec_method.empty()) return "None";
+    return fmt::format("SpeculativeConfig(method='{}', model='{}', num_spec_tokens={})", cfg.spec_method,
+                       cfg.spec_model, cfg.spec_tokens);
+}
+
 }  // namespace
 
 void log(const char* proc, int pid, const char* level, const char* where, const std::string& msg) {
@@ -71,21 +79,55 @@ void log_api_start(const ServeConfig& cfg, int pid) {
     log("APIServer", pid, "INFO", w, "   \u2580\u2580  \u2580\u2580\u2580\u2580\u2580 \u2580\u2580\u2580\u2580\u2580 \u2580     \u2580");
     log("APIServer", pid, "INFO", w, "");
     log("APIServer", pid, "INFO", "api_utils.py:286", "non-default args: " + cfg.non_default_args);
-    log("APIServer", pid, "INFO", "model.py:692", "Resolved architecture: Qwen3ForCausalLM");
+}
+
+void log_api_config(const ServeConfig& cfg, int pid) {
+    log("APIServer", pid, "INFO", "model.py:692", "Resolved architecture: " + cfg.architecture);
     log("APIServer", pid, "INFO", "model.py:2030", fmt::format("Using max model len {}", cfg.max_model_len));
+    // vLLM 0.28's CacheConfig logs this for any fp8 cache dtype, asked or the checkpoint's
+    // (recorded: vllm-0.28/boot_fp8_triton.log).
+    if (cfg.kv_cache_dtype.rfind("fp8", 0) == 0)
+        log("APIServer", pid, "INFO", "cache.py:282",
+            fmt::format("Using {} data type to store kv cache. It reduces the GPU memory footprint and boosts the "
+                        "performance. Meanwhile, it may cause accuracy drop without a proper scaling factor",
+                        cfg.kv_cache_dtype));
+}
+
+void log_api_config_failure(const ServeConfig& cfg, int pid) {
+    const bool missing = cfg.model_error.find("does not appear to have") != std::string::npos;
+    std::vector<std::string> lines = {
+        "Traceback (most recent call last):",
+        "  File \"/opt/venv/bin/vllm\", line 10, in <module>",
+        "    sys.exit(main())",
+        "  File \"/opt/venv/lib/python3.12/site-packages/vllm/engine/arg_utils.py\", line 1420, in create_model_config",
+        "    return ModelConfig(",
+        "  File \"/opt/venv/lib/python3.12/site-packages/vllm/transformers_utils/config.py\", line 611, in get_config",
+        "    config_dict, _ = PretrainedConfig.get_config_dict(",
+        "  File \"/opt/venv/lib/python3.12/site-packages/transformers/configuration_utils.py\", line 662, in "
+        "get_config_dict",
+        "    config_dict, kwargs = cls._get_config_dict(pretrained_model_name_or_path, **kwargs)",
+        missing ? "  File \"/opt/venv/lib/python3.12/site-packages/transformers/utils/hub.py\", line 479, in "
+                  "cached_files"
+                : "  File \"/opt/venv/lib/python3.12/site-packages/transformers/configuration_utils.py\", line 748, "
+                  "in _get_config_dict",
+        missing ? "    raise OSError(" : "    raise OSError(f\"It looks like the config file at '{resolved_config_file}' "
+                                         "is not a valid JSON file.\")",
+        cfg.model_error};
+    for (const auto& l : lines) log_plain("APIServer", pid, l);
 }
 
 void log_engine_boot(const ServeConfig& cfg, int pid, double kv_gib) {
     const char* E = "EngineCore";
     log(E, pid, "INFO", "core.py:123",
-        fmt::format("Initializing a V1 LLM engine (v{}) with config: model='{}', speculative_config=None, "
+        fmt::format("Initializing a V1 LLM engine (v{}) with config: model='{}', speculative_config={}, "
                     "tokenizer='{}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, "
                     "trust_remote_code=False, dtype=torch.bfloat16, max_seq_len={}, download_dir=None, "
                     "load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=1, "
-                    "quantization=None, enforce_eager={}, kv_cache_dtype=auto, device_config=cuda, seed=0, "
-                    "served_model_name={}, enable_prefix_caching=True, enable_chunked_prefill=True",
-                    kVersion, cfg.model, cfg.model, cfg.max_model_len, cfg.enforce_eager ? "True" : "False",
-                    cfg.served_name));
+                    "quantization={}, enforce_eager={}, kv_cache_dtype={}, device_config=cuda, seed=0, "
+                    "served_model_name={}, enable_prefix_caching={}, enable_chunked_prefill=True",
+                    kVersion, cfg.model, speculative_text(cfg), cfg.model, cfg.max_model_len, cfg.quantization,
+                    cfg.enforce_eager ? "True" : "False", cfg.kv_cache_dtype, cfg.served_name,
+                    cfg.prefix_caching ? "True" : "False"));
     log(E, pid, "INFO", "parallel_state.py:1827",
         "world_size=1 rank=0 local_rank=0 distributed_init_method=file:///tmp/vllm_dist_sim backend=nccl");
     log(E, pid, "INFO", "gpu_worker.py:441", "Using V2 Model Runner");

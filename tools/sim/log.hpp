@@ -14,8 +14,13 @@ void log(const char* proc, int pid, const char* level, const char* where, const 
 // A line as is (uvicorn's "INFO:     ..." lines carry only the process prefix).
 void log_plain(const char* proc, int pid, const std::string& msg);
 
-// The API server's first lines: banner, non-default args, model config.
+// The API server's first lines: banner, non-default args.
 void log_api_start(const ServeConfig& cfg, int pid);
+// The model's config as the API server resolves it: architecture, max model len, and the
+// FP8 KV cache line when the cache is FP8.
+void log_api_config(const ServeConfig& cfg, int pid);
+// A model folder whose config.json is missing or not JSON: transformers' traceback.
+void log_api_config_failure(const ServeConfig& cfg, int pid);
 // The EngineCore's boot up to the KV cache and CUDA graphs.
 void log_engine_boot(const ServeConfig& cfg, int pid, double kv_gib);
 // The KV pool, CUDA graphs and memory split, after which the engine is ready.

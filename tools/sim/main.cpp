@@ -22,15 +22,17 @@ const std::set<std::string> kFlags = {"enforce_eager",      "trust_remote_code",
                                       "disable_log_requests", "disable_log_stats", "enable_prefix_caching",
                                       "no_enable_prefix_caching", "enable_chunked_prefill", "ignore_eos",
                                       "save_result",        "save_detailed",     "disable_tqdm",
-                                      "no_test_input",      "help"};
+                                      "no_test_input",      "help",
+                                      "sim_same_prompt",    "sim_count_chunks"};
 
 int usage() {
     std::fprintf(stderr,
                  "usage: vllm serve MODEL [--port P] [--max-num-seqs N] [--max-model-len L] [--num-gpu-blocks B] "
-                 "[--block-size T] [--sim-time-scale F] ...\n"
+                 "[--block-size T] [--kv-cache-dtype D] [--no-enable-prefix-caching] [--speculative-config JSON] "
+                 "[--sim-time-scale F] [--sim-noise PCT] [--sim-seed N] ...\n"
                  "       vllm bench serve --model M [--base-url U | --host H --port P] --num-prompts N "
                  "--max-concurrency C --random-input-len I --random-output-len O [--save-result --result-dir D "
-                 "--result-filename F]\n"
+                 "--result-filename F] [--seed S] [--random-prefix-len P] [--sim-same-prompt] [--sim-count-chunks]\n"
                  "       inferlint-sim vllm ...   (the same, without a link named vllm)\n");
     return 2;
 }

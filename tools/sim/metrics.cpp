@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unistd.h>
 
@@ -61,6 +62,21 @@ struct Writer {
 
 const Histogram& hist(const Shared& s, Hist h) { return s.hist[static_cast<int>(h)]; }
 
+// vLLM registers these only with a speculative config (names, labels and HELP as its
+// SpecDecodingProm; recorded: vllm-0.28/metrics/preempted_after.prom).
+void spec_decode_counters(Writer& w, const Shared& s) {
+    w.counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.",
+              {{"", static_cast<double>(s.spec_drafts)}});
+    w.counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.",
+              {{"", static_cast<double>(s.spec_draft_tokens)}});
+    w.counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.",
+              {{"", static_cast<double>(s.spec_accepted)}});
+    std::vector<std::pair<std::string, double>> per_pos;
+    for (int i = 0; i < std::min(s.cfg.spec_tokens, kMaxSpecTokens); ++i)
+        per_pos.emplace_back(fmt::format("position=\"{}\"", i), static_cast<double>(s.spec_accepted_per_pos[i]));
+    w.counter("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.", per_pos);
+}
+
 }  // namespace
 
 std::string prom_number(double v) {
@@ -103,16 +119,18 @@ std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
     w.sample("vllm:engine_sleep_state", w.base + ",sleep_state=\"discard_all\"", 0);
     w.gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", s.kv_usage());
     const double prompt = static_cast<double>(s.prompt_tokens);
-    w.counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", {{"", prompt}});
-    w.counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", {{"", 0}});
+    const double cached = static_cast<double>(s.prefix_hits);  // prompt tokens of new requests served from the cache
+    w.counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
+              {{"", static_cast<double>(s.prefix_queries)}});
+    w.counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", {{"", cached}});
     w.counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.",
               {{"", static_cast<double>(s.preemptions)}});
     w.counter("vllm:prompt_tokens", "Number of prefill tokens processed.", {{"", prompt}});
     w.counter("vllm:prompt_tokens_by_source", "Number of prompt tokens by source.",
-              {{"source=\"local_compute\"", prompt},
-               {"source=\"local_cache_hit\"", 0},
+              {{"source=\"local_compute\"", prompt - cached},
+               {"source=\"local_cache_hit\"", cached},
                {"source=\"external_kv_transfer\"", 0}});
-    w.counter("vllm:prompt_tokens_cached", "Number of cached prompt tokens (local + external).", {{"", 0}});
+    w.counter("vllm:prompt_tokens_cached", "Number of cached prompt tokens (local + external).", {{"", cached}});
     w.counter("vllm:generation_tokens", "Number of generation tokens processed.",
               {{"", static_cast<double>(s.generation_tokens)}});
     w.counter("vllm:request_success", "Count of successfully processed requests.",
@@ -150,16 +168,17 @@ std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
          "Histogram of new KV tokens computed during prefill (excluding cached tokens)."},
     };
     for (const auto& h : hs) w.histogram(h.name, h.help, hist(s, h.id));
+    if (s.cfg.spec_tokens > 0) spec_decode_counters(w, s);
 
     const long long tokens = static_cast<long long>(s.cfg.num_blocks) * s.cfg.block_size;
     w.head("vllm:cache_config_info", "Information of the LLMEngine CacheConfig", "gauge");
     w.out += fmt::format(
-        "vllm:cache_config_info{{_block_size_resolved=\"True\",block_size=\"{}\",cache_dtype=\"auto\","
-        "enable_prefix_caching=\"True\",engine=\"0\",gpu_memory_utilization=\"{}\",is_attention_free=\"False\","
+        "vllm:cache_config_info{{_block_size_resolved=\"True\",block_size=\"{}\",cache_dtype=\"{}\","
+        "enable_prefix_caching=\"{}\",engine=\"0\",gpu_memory_utilization=\"{}\",is_attention_free=\"False\","
         "kv_cache_max_concurrency=\"{}\",kv_cache_memory_bytes=\"None\",kv_cache_size_tokens=\"{}\","
         "num_cpu_blocks=\"None\",num_gpu_blocks=\"{}\",num_gpu_blocks_override=\"None\","
         "prefix_caching_hash_algo=\"sha256\",sliding_window=\"None\",user_specified_block_size=\"False\"}} 1.0\n",
-        s.cfg.block_size, ctx.gpu_memory_utilization,
+        s.cfg.block_size, s.cfg.kv_cache_dtype, s.cfg.prefix_caching ? "True" : "False", ctx.gpu_memory_utilization,
         py_float_repr(static_cast<double>(tokens) / s.cfg.max_model_len), tokens, s.cfg.num_blocks);
 
     if (ctx.http && !ctx.http->requests.empty()) {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -34,9 +35,10 @@ void sleep_s(double s) {
     if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
 }
 
-// KV memory as vLLM would report it for a Qwen3-8B-like model (144 KiB per token).
+// KV memory as vLLM would report it for a Qwen3-8B-like model (144 KiB per token at
+// 16 bits, half that in FP8).
 double kv_gib(const ServeConfig& cfg) {
-    return static_cast<double>(cfg.num_gpu_blocks) * cfg.block_size * 147456.0 / (1 << 30);
+    return static_cast<double>(cfg.num_gpu_blocks) * cfg.block_size * kv_bytes_per_token(cfg) / (1 << 30);
 }
 
 // The engine process: renames itself as vLLM's does, boots, then steps the scheduler until
@@ -68,6 +70,7 @@ double kv_gib(const ServeConfig& cfg) {
         _exit(1);
     }
     log_engine_ready(cfg, pid);
+    CoreState state(sh.cfg);
     {
         Lock l(sh);
         sh.core_pid = pid;
@@ -85,7 +88,7 @@ double kv_gib(const ServeConfig& cfg) {
             Lock l(sh);
             crash = sh.crash_now;
             if (!crash) {
-                step = schedule(sh, mono_s());
+                step = schedule(sh, state, mono_s());
                 if (step < 0) {
                     wait_for(sh, sh.work, 0.05);
                     continue;
@@ -98,7 +101,7 @@ double kv_gib(const ServeConfig& cfg) {
         }
         sleep_s(step);
         Lock l(sh);
-        complete_step(sh, mono_s());
+        complete_step(sh, state, mono_s());
         pthread_cond_broadcast(&sh.progress);
     }
     log_engine_shutdown(pid, g_core_signal == SIGINT ? "SIGINT" : "SIGTERM");
@@ -116,31 +119,68 @@ EngineConfig engine_config(const ServeConfig& cfg) {
     e.tokens_per_s = cfg.tokens_per_s * cfg.time_scale;
     e.prefill_tokens_per_s = cfg.prefill_tokens_per_s * cfg.time_scale;
     e.crash_on_request = cfg.crash_on_request;
+    e.prefix_caching = cfg.prefix_caching;
+    e.spec_tokens = cfg.spec_tokens;
+    e.spec_accept = cfg.spec_accept;
+    e.seed = cfg.seed;
+    // --sim-noise: this start runs its decode steps faster or slower by the draw.
+    e.speed_factor = cfg.speed_factor;
+    e.tokens_per_s *= cfg.speed_factor;
+    e.min_step_s /= cfg.speed_factor;
+    std::snprintf(e.kv_cache_dtype, sizeof e.kv_cache_dtype, "%s", cfg.kv_cache_dtype.c_str());
     return e;
+}
+
+// What the stats logger last saw, to log the interval's figures.
+struct LoggedCounts {
+    long long prompt = 0, gen = 0, queries = 0, hits = 0, drafts = 0, draft_tokens = 0, accepted = 0;
+    long long per_pos[kMaxSpecTokens] = {};
+};
+
+// vLLM's "SpecDecoding metrics:" line for the interval.
+void log_spec_interval(const ServeConfig& cfg, int pid, const LoggedCounts& now, const LoggedCounts& last) {
+    const double drafts = static_cast<double>(now.drafts - last.drafts);
+    if (drafts <= 0) return;
+    const double accepted = static_cast<double>(now.accepted - last.accepted);
+    const double drafted = static_cast<double>(now.draft_tokens - last.draft_tokens);
+    std::string per_pos;
+    for (int i = 0; i < std::min(cfg.spec_tokens, kMaxSpecTokens); ++i)
+        per_pos += fmt::format("{}{:.3f}", i ? ", " : "", (now.per_pos[i] - last.per_pos[i]) / drafts);
+    log("APIServer", pid, "INFO", "metrics.py:100",
+        fmt::format("SpecDecoding metrics: Mean acceptance length: {:.2f}, Accepted throughput: {:.2f} tokens/s, "
+                    "Drafted throughput: {:.2f} tokens/s, Accepted: {:.0f} tokens, Drafted: {:.0f} tokens, "
+                    "Per-position acceptance rate: {}, Avg Draft acceptance rate: {:.1f}%",
+                    1.0 + accepted / drafts, accepted / cfg.log_interval_s, drafted / cfg.log_interval_s, accepted,
+                    drafted, per_pos, drafted > 0 ? accepted / drafted * 100 : 0.0));
 }
 
 // The "Engine 000: Avg prompt throughput ..." line vLLM logs while it has work.
 void stats_logger(const ServeConfig& cfg, Shared& sh, int pid) {
-    long long last_prompt = 0, last_gen = 0;
+    LoggedCounts last;
     for (;;) {
         sleep_s(cfg.log_interval_s);
-        long long prompt, gen;
+        LoggedCounts now;
         int running, waiting;
         double usage;
         {
             Lock l(sh);
-            prompt = sh.prompt_tokens, gen = sh.generation_tokens;
+            now = {sh.prompt_tokens, sh.generation_tokens, sh.prefix_queries, sh.prefix_hits,
+                   sh.spec_drafts,   sh.spec_draft_tokens, sh.spec_accepted, {}};
+            std::copy(std::begin(sh.spec_accepted_per_pos), std::end(sh.spec_accepted_per_pos), now.per_pos);
             running = sh.n_running, waiting = sh.n_waiting;
             usage = sh.kv_usage();
         }
-        if (prompt == last_prompt && gen == last_gen && running == 0 && waiting == 0) continue;
+        if (now.prompt == last.prompt && now.gen == last.gen && running == 0 && waiting == 0) continue;
+        const long long queries = now.queries - last.queries;
         log("APIServer", pid, "INFO", "loggers.py:315",
             fmt::format("Engine 000: Avg prompt throughput: {:.1f} tokens/s, Avg generation throughput: {:.1f} "
                         "tokens/s, Running: {} reqs, Waiting: {} reqs, GPU KV cache usage: {:.1f}%, Prefix cache "
-                        "hit rate: 0.0%",
-                        (prompt - last_prompt) / cfg.log_interval_s, (gen - last_gen) / cfg.log_interval_s, running,
-                        waiting, usage * 100));
-        last_prompt = prompt, last_gen = gen;
+                        "hit rate: {:.1f}%",
+                        (now.prompt - last.prompt) / cfg.log_interval_s, (now.gen - last.gen) / cfg.log_interval_s,
+                        running, waiting, usage * 100,
+                        queries > 0 ? 100.0 * static_cast<double>(now.hits - last.hits) / queries : 0.0));
+        log_spec_interval(cfg, pid, now, last);
+        last = now;
     }
 }
 
@@ -160,6 +200,12 @@ int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes) 
     const int api_pid = getpid();
     std::fflush(nullptr);
     log_api_start(cfg, api_pid);
+    if (!cfg.model_error.empty()) {
+        // transformers reads the folder's config.json in the API server, before any engine.
+        log_api_config_failure(cfg, api_pid);
+        return 1;
+    }
+    log_api_config(cfg, api_pid);
     sleep_s(cfg.boot_s * 0.2 / cfg.time_scale);
     const pid_t core = fork();
     if (core < 0) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace inferlint {
@@ -22,5 +24,15 @@ long long untimed_requests(std::string_view load_output);
 // log says 0. The log is another program's console output (progress bars included), so
 // bytes that are not text are not an error.
 long long untimed_requests_in(const std::filesystem::path& load_log);
+
+// Why the load's prompts were meant to be unique (T16), from the arguments `vllm bench
+// serve` prints first ("Namespace(... dataset_name='random', ... random_prefix_len=0, ...)"):
+// a random dataset with no shared prefix (random_prefix_len absent or 0) says
+// "dataset_name='random' in load.log". nullopt for another dataset, a shared prefix, or no
+// Namespace line. The same rule xray applies to the load's command line.
+std::optional<std::string> unique_prompts_from_namespace(std::string_view load_output);
+
+// The same from a saved load.log; nullopt when the file cannot be read.
+std::optional<std::string> unique_prompts_in(const std::filesystem::path& load_log);
 
 }  // namespace inferlint
