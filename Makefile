@@ -4,7 +4,10 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG"
 
-.PHONY: all bootstrap build build-asan demo test test-asan conform bench clean
+# `make demo` builds only the two programs the demo runs (not the test binary).
+DEMO_TARGETS ?= inferlint inferlint-sim
+
+.PHONY: all bootstrap build build-demo build-asan demo test test-asan conform bench clean
 
 all: build
 
@@ -23,7 +26,10 @@ $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
 build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target inferlint_tests
 
-demo: build
+build-demo: bootstrap $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
+
+demo: build-demo
 	./scripts/demo $(BUILD)
 
 test: build
