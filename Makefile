@@ -4,10 +4,11 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG"
 
-# `make demo` builds only the two programs the demo runs (not the test binary).
-DEMO_TARGETS ?= inferlint inferlint-sim
+# `make demo` builds only the two programs the demo runs (not the test binary), in one
+# make run (CMakeLists.txt's demo_programs).
+DEMO_TARGETS ?= demo_programs
 
-.PHONY: all bootstrap build build-demo build-asan demo test test-asan conform bench clean
+.PHONY: all bootstrap bootstrap-demo build build-demo build-asan demo test package test-asan conform bench clean
 
 all: build
 
@@ -26,7 +27,11 @@ $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
 build-asan: bootstrap $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target inferlint_tests
 
-build-demo: bootstrap $(BUILD)/CMakeCache.txt
+bootstrap-demo:
+	@./scripts/bootstrap demo
+
+build-demo: bootstrap-demo
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
 
 demo: build-demo
@@ -34,6 +39,10 @@ demo: build-demo
 
 test: build
 	./scripts/test $(BUILD) $(ASAN_BUILD) $(JOBS)
+
+# A .deb of the binary, its man page, completions and docs (CPack; dependencies by dpkg-shlibdeps).
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 conform: build
 	INFERLINT_TRIPWIRES=T1-T15 python3 ../shared/reference/tools/conform.py $(BUILD)/inferlint ../shared/reference/fixtures ../shared/reference/golden --verbose
