@@ -6,7 +6,11 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG"
 
-.PHONY: all bootstrap build build-asan build-fuzz demo test test-asan conform bench fuzz clean
+# `make demo` builds only the two programs the demo runs (not the test binary), in one
+# make run (CMakeLists.txt's demo_programs).
+DEMO_TARGETS ?= demo_programs
+
+.PHONY: all bootstrap bootstrap-demo build build-demo build-asan build-fuzz demo test package test-asan conform bench fuzz clean
 
 all: build
 
@@ -37,11 +41,22 @@ build-fuzz: bootstrap $(FUZZ_BUILD)/CMakeCache.txt
 fuzz: build-fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) ./scripts/fuzz $(FUZZ_BUILD)
 
-demo: build
+bootstrap-demo:
+	@./scripts/bootstrap demo
+
+build-demo: bootstrap-demo
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TARGETS)
+
+demo: build-demo
 	./scripts/demo $(BUILD)
 
 test: build
 	./scripts/test $(BUILD) $(ASAN_BUILD) $(JOBS)
+
+# A .deb of the binary, its man page, completions and docs (CPack; dependencies by dpkg-shlibdeps).
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 conform: build
 	INFERLINT_TRIPWIRES=T1-T15 python3 ../shared/reference/tools/conform.py $(BUILD)/inferlint ../shared/reference/fixtures ../shared/reference/golden --verbose

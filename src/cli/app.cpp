@@ -1,3 +1,5 @@
+#include "cli_docs.hpp"
+#include "output.hpp"
 #include "registry.hpp"
 
 #include "inferlint/run/teardown.hpp"
@@ -12,6 +14,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <streambuf>
+
+#include <unistd.h>
 
 namespace inferlint::cli {
 
@@ -85,6 +90,23 @@ double similarity(const std::string& a, const std::string& b) {
     return total ? 2.0 * dp[a.size()][b.size()] / static_cast<double>(total) : 0.0;
 }
 
+// --format, --output-file and --color, on every command that gives verdicts.
+void add_output_options(CLI::App& sub, Common& common) {
+    sub.add_option("--format", common.format_arg,
+                   "output for CI: text (the default), json (as --json), junit (JUnit XML), github (workflow "
+                   "annotations) or markdown (a step summary)")
+        ->type_name("FORMAT")
+        ->check(CLI::IsMember({"text", "json", "junit", "github", "markdown"}));
+    sub.add_option("--output-file", common.output_file,
+                   "write --format's output to this file (whole or not at all); the terminal keeps the text")
+        ->type_name("FILE");
+    sub.add_option("--color", common.colour_arg,
+                   "colour the status words: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always, "
+                   "never")
+        ->type_name("WHEN")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
 bool resolve_engine(Common& common) {
     if (!common.engine_arg.empty()) {
         common.engine = parse_key(common.engine_arg);
@@ -119,6 +141,85 @@ bool resolve_tripwires(Common& common, DefaultTripwires fallback) {
         return false;
     }
     return true;
+}
+
+// --format and --json (which is --format json), and --color.
+bool resolve_output(Common& common) {
+    if (!common.format_arg.empty()) {
+        common.format = *report::parse_format(common.format_arg);  // validated by CLI11's check
+        if (common.json && common.format != report::Format::json) {
+            std::cerr << fmt::format("inferlint: --json and --format {} ask for different output; give one\n",
+                                     common.format_arg);
+            return false;
+        }
+    } else if (common.json) {
+        common.format = report::Format::json;
+    }
+    common.json = common.format == report::Format::json;
+    common.colour = !common.machine() && colour_wanted(common.colour_arg, ::isatty(STDOUT_FILENO) == 1,
+                                                       std::getenv("NO_COLOR"), std::getenv("TERM"));
+    return true;
+}
+
+// Passes stderr through and keeps its last line: the message a bad input's JUnit,
+// annotation or summary carries.
+class LastLineBuf : public std::streambuf {
+  public:
+    explicit LastLineBuf(std::streambuf* to) : to_(to) {}
+    std::string last() const {
+        std::string l = line_.empty() ? last_ : line_;
+        return l.starts_with("inferlint: ") ? l.substr(11) : l;
+    }
+
+  protected:
+    int overflow(int c) override {
+        if (c == traits_type::eof()) return traits_type::not_eof(c);
+        take(static_cast<char>(c));
+        return to_->sputc(static_cast<char>(c));
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        for (std::streamsize i = 0; i < n; ++i) take(s[i]);
+        return to_->sputn(s, n);
+    }
+    int sync() override { return to_->pubsync(); }
+
+  private:
+    void take(char c) {
+        if (c != '\n') {
+            line_ += c;
+        } else if (!line_.empty()) {
+            last_ = std::move(line_);
+            line_.clear();
+        }
+    }
+    std::streambuf* to_;
+    std::string line_, last_;
+};
+
+// Runs the chosen command; a bad input is one line on stderr and exit 2, and, in a CI
+// format, that format's own error form.
+int run_chosen(const std::function<int(const Common&)>& chosen, const Common& common) {
+    LastLineBuf recorder(std::cerr.rdbuf());
+    std::streambuf* const saved = std::cerr.rdbuf(&recorder);
+    struct Restore {
+        std::streambuf* saved;
+        ~Restore() { std::cerr.rdbuf(saved); }
+    } restore{saved};
+    int rc = 2;
+    try {
+        rc = chosen(common);
+    } catch (const InputError& e) {
+        std::cout.flush();
+        std::cerr << "inferlint: " << e.what() << "\n";
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::cerr << "inferlint: error: " << e.what() << "\n";
+    }
+    if (rc == 2 && !common.emitted) {
+        std::string why = recorder.last();
+        show_problem(why.empty() ? "the command stopped before giving verdicts" : why, common);
+    }
+    return rc;
 }
 
 }  // namespace
@@ -160,17 +261,6 @@ void add_requested_option(CLI::App& app, std::optional<checks::Requested>& reque
                 return fmt::format("must be a whole number above 0 (the load's concurrency), not '{}'", v);
             return "";
         });
-}
-
-int emit(const std::vector<CheckResult>& all, const Common& common) {
-    const std::vector<CheckResult> results = common.selected(all);
-    if (common.json) {
-        std::cout << results_json(results) << "\n";
-    } else {
-        for (const auto& r : results) std::cout << terminal_line(r) << "\n";
-    }
-    std::cout.flush();
-    return exit_code(results, common.strictness());
 }
 
 bool other_engine(const Common& common, const Engine* found, const std::string& what,
@@ -234,6 +324,7 @@ int run(int argc, char** argv) {
     DefaultTripwires chosen_default = DefaultTripwires::reference;
     struct Runner {
         CLI::App* sub;
+        std::string name;
         DefaultTripwires default_tripwires;
         std::function<int(const Common&)> run;
     };
@@ -242,6 +333,7 @@ int run(int argc, char** argv) {
         CLI::App* sub = app.add_subcommand(c->name, c->summary);
         sub->group(group_title(c->group));
         sub->add_flag("--json", common.json, "machine-readable output");
+        if (c->gives_verdicts == GivesVerdicts::yes) add_output_options(*sub, common);
         sub->add_flag("--strict", common.strict, "treat warnings as failures");
         sub->add_option("--tripwires", common.tripwires_arg,
                         c->default_tripwires == DefaultTripwires::reference
@@ -256,7 +348,14 @@ int run(int argc, char** argv) {
                     return parse_key(v) ? "" : fmt::format("unknown engine '{}' (known: vllm, sglang, trtllm)", v);
                 });
         }
-        runners.push_back({sub, c->default_tripwires, c->setup(*sub)});
+        runners.push_back({sub, c->name, c->default_tripwires, c->setup(*sub)});
+    }
+    // Hidden: the man page, made at build time from this definition (CMakeLists.txt).
+    bool man = false;
+    app.add_flag("--man", man, "print the man page (inferlint.1)")->group("");
+    if (args.size() == 1 && args[0] == "--man") {
+        std::cout << man_page(app, describe(app), INFERLINT_VERSION);
+        return 0;
     }
     try {
         app.parse(argc, argv);
@@ -267,20 +366,15 @@ int run(int argc, char** argv) {
         return 2;
     }
     for (auto& r : runners)
-        if (r.sub->parsed()) chosen = r.run, chosen_default = r.default_tripwires;
+        if (r.sub->parsed()) chosen = r.run, chosen_default = r.default_tripwires, common.command = r.name;
     if (!chosen) return 2;
-    if (!resolve_engine(common) || !resolve_tripwires(common, chosen_default)) return 2;
-    try {
-        return chosen(common);
-    } catch (const InputError& e) {
-        std::cout.flush();
-        std::cerr << "inferlint: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cout.flush();
-        std::cerr << "inferlint: error: " << e.what() << "\n";
-        return 2;
-    }
+    if (!resolve_output(common)) return 2;
+    return run_chosen(
+        [&](const Common&) {
+            if (!resolve_engine(common) || !resolve_tripwires(common, chosen_default)) return 2;
+            return chosen(common);
+        },
+        common);
 }
 
 }  // namespace inferlint::cli

@@ -69,6 +69,7 @@ const Registrar reg{Command{
     .order = 3,
     .summary = "what a boot log says: version, KV cache, memory, settings",
     .takes_engine = TakesEngine::yes,
+    .gives_verdicts = GivesVerdicts::no,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("log", o->log, "the server's boot log")->required();

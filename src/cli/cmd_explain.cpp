@@ -44,6 +44,7 @@ const Registrar reg{Command{
     .order = 1,
     .summary = "what each tripwire catches, and how to check it",
     .takes_engine = TakesEngine::yes,
+    .gives_verdicts = GivesVerdicts::no,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("ids", o->names, "codes or names, e.g. T1 falling-ceiling; default: all");

@@ -44,7 +44,7 @@ int gpu_inspect(const Opts& o, const Common& common) {
     const std::string exe = run::nvidia_smi_path();
     const auto runner = run::system_runner();
     run::GpuQuery q = run::read_gpus(runner, exe);
-    if (!common.json) print_gpus(q);
+    if (!common.machine()) print_gpus(q);
 
     const auto root = run::proc_root();
     std::error_code ec;

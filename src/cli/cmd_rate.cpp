@@ -29,11 +29,8 @@ const Registrar reg{Command{
             ev.before = std::move(snaps->first);
             ev.after = std::move(snaps->second);
             ev.rate_counter = o->counter;
-            auto results = checks::check_load(ev).only({TripwireId::T10});
             // The terminal also shows what an integer-second timer would have said.
-            if (!common.json)
-                for (auto& r : results) r = checks::with_timer_comparison(std::move(r));
-            return emit(results, common);
+            return emit(checks::check_load(ev).only({TripwireId::T10}), common, checks::with_timer_comparison);
         };
     }}};
 

@@ -2,6 +2,7 @@
 // [--series S] [--bench-result R] [--requested N] [--title T] [--unique-prompts]`: every
 // tripwire the run's files allow, printed, and one offline HTML page. Files named on the
 // command line win over the ones found in the folder.
+#include "output.hpp"
 #include "registry.hpp"
 
 #include "inferlint/checks/suite.hpp"
@@ -29,10 +30,22 @@ struct Opts {
     bool unique_prompts = false;
 };
 
-void print_limits(const std::vector<report::Insight>& found) {
-    if (found.empty()) return;
-    std::cout << "What limited this run:\n";
-    for (const auto& i : found) std::cout << "  - " << i.title << ". " << i.text << "\n";
+// The terminal's lines, the --json document and the CI formats' verdicts, from one report.
+Shown report_shown(const report::Report& rep, const fs::path& out, const Common& common) {
+    Shown shown;
+    shown.verdicts.command = common.command;
+    shown.verdicts.results = rep.results;
+    shown.verdicts.strict = common.strictness();
+    shown.json = results_json(rep.results);
+    for (const auto& r : rep.results) shown.text += terminal_line(r) + "\n";
+    const std::vector<report::Insight> found = report::limits(rep);
+    if (!found.empty()) shown.text += "What limited this run:\n";
+    for (const auto& i : found) {
+        shown.text += fmt::format("  - {}. {}\n", i.title, i.text);
+        shown.verdicts.limits.push_back(fmt::format("{}. {}", i.title, i.text));
+    }
+    shown.text += fmt::format("{} -> {}\n", counts_summary(rep.results), out.string());
+    return shown;
 }
 
 // Says on stderr when two inputs name different engines; true: refuse (exit 2).
@@ -134,13 +147,7 @@ int run_report(Opts o, const Common& common) {
     report::Report rep = report::build_report(std::move(ev), std::move(verdicts), std::move(loaded->series),
                                               loaded->boot_s, page_info(o));
     util::write_file(out, report::render_report_html(rep));
-    if (common.json) {
-        std::cout << results_json(rep.results) << "\n";
-        return 0;
-    }
-    for (const auto& r : rep.results) std::cout << terminal_line(r) << "\n";
-    print_limits(report::limits(rep));
-    std::cout << fmt::format("{} -> {}\n", counts_summary(rep.results), out.string());
+    show(report_shown(rep, out, common), common);
     return 0;
 }
 

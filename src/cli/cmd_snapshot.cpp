@@ -20,6 +20,7 @@ const Registrar reg{Command{
     .order = 1,
     .summary = "save the server's metrics, with the time of the reading",
     .takes_engine = TakesEngine::yes,
+    .gives_verdicts = GivesVerdicts::no,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000")->required();

@@ -41,15 +41,15 @@ bool contains_pid(const std::vector<procfs::Proc>& procs, int pid) {
 // --json these lines go to stderr so stdout stays one JSON document.
 void describe(const std::vector<procfs::Proc>& procs, const std::vector<procfs::Proc>& targets, int self,
               const Common& common) {
-    std::ostream& out = common.json ? std::cerr : std::cout;
+    std::ostream& out = common.machine() ? std::cerr : std::cout;
     for (const auto& p : targets) out << fmt::format("target  pid={:<8} {}\n", p.pid, first_chars(p.cmdline(), 100));
-    if (targets.empty() && !common.json)
+    if (targets.empty() && !common.machine())
         out << fmt::format("no server processes found ({})\n",
                            common.engine ? common.engine->name : std::string("vLLM, SGLang or TensorRT-LLM"));
     std::vector<procfs::Proc> others;
     for (const auto& p : run::server_processes(procs, self))
         if (!contains_pid(targets, p.pid)) others.push_back(p);
-    if (!others.empty() && !common.json) {
+    if (!others.empty() && !common.machine()) {
         std::set<std::string> kinds;  // sorted, as the names print
         for (const auto& p : others)
             if (auto e = run::server_engine(p)) kinds.insert(engine(*e).name);

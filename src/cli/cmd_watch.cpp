@@ -30,6 +30,7 @@ const Registrar reg{Command{
     .order = 2,
     .summary = "record the running, waiting and KV-cache readings to a series file",
     .takes_engine = TakesEngine::yes,
+    .gives_verdicts = GivesVerdicts::no,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000")->required();

@@ -1,4 +1,7 @@
+#include "output.hpp"
 #include "registry.hpp"
+
+#include "inferlint/util/files.hpp"
 
 #include "inferlint/run/xray.hpp"
 
@@ -33,6 +36,28 @@ std::string default_out() {
     return buf;
 }
 
+// Why a run did not complete, for the CI formats; empty when it did.
+std::string xray_problem(const xray::Outcome& o) {
+    if (!o.problem.empty()) return o.problem;
+    if (o.interrupted_by) return fmt::format("the run was interrupted (signal {})", o.interrupted_by);
+    if (o.load_exit && *o.load_exit != 0) return fmt::format("the load command exited with code {}", *o.load_exit);
+    return "";
+}
+
+Shown xray_shown(const xray::Plan& plan, const xray::Outcome& outcome, const Common& common) {
+    Shown shown;
+    shown.verdicts.command = common.command;
+    shown.verdicts.results = outcome.results;
+    shown.verdicts.strict = plan.strict;
+    shown.verdicts.problem = xray_problem(outcome);
+    for (const auto& i : outcome.limits) shown.verdicts.limits.push_back(fmt::format("{}. {}", i.title, i.text));
+    shown.json = xray::results_document(plan, outcome).dump(1, ' ', false, Json::error_handler_t::replace);
+    shown.text = counts_summary(outcome.results) + "\n";
+    if (outcome.report) shown.text += "report: " + outcome.report->string() + "\n";
+    shown.text += "files:  " + plan.out.string() + "\n";
+    return shown;
+}
+
 int xray_command(const Opts& o, const Common& common) {
     xray::Plan plan;
     plan.out = o.out.empty() ? default_out() : o.out;
@@ -52,20 +77,19 @@ int xray_command(const Opts& o, const Common& common) {
     plan.only = common.only;
     plan = xray::checked(std::move(plan));  // bad input: one line and exit 2, nothing started
 
-    // With --json, stdout carries only results.json; progress goes to stderr.
-    std::ostream& progress = common.json ? std::cerr : std::cout;
+    // With --json (or another document on stdout), stdout carries only that document;
+    // progress goes to stderr.
+    std::ostream& progress = common.machine() ? std::cerr : std::cout;
+    const bool colour = common.colour;
     xray::Callbacks cb;
-    cb.say = [&progress](const std::string& line) { progress << line << std::endl; };
+    cb.say = [&progress, colour](const std::string& line) { progress << paint(line, colour) << std::endl; };
     cb.note = [](const std::string& line) { std::cerr << line << std::endl; };
     xray::Outcome outcome = xray::run(plan, cb);
-    if (common.json) {
-        std::cout << xray::results_document(plan, outcome).dump(1, ' ', false, Json::error_handler_t::replace)
-                  << std::endl;
-    } else {
-        std::cout << counts_summary(outcome.results) << "\n";
-        if (outcome.report) std::cout << "report: " << outcome.report->string() << "\n";
-        std::cout << "files:  " << plan.out.string() << std::endl;
-    }
+    Shown shown = xray_shown(plan, outcome, common);
+    // JUnit also lands beside results.json, where a CI job collects the run's files.
+    if (common.format == report::Format::junit)
+        util::write_file_atomic(plan.out / "results.junit.xml", rendered(report::Format::junit, shown));
+    show(shown, common);
     return xray::exit_code(outcome, plan.strict);
 }
 

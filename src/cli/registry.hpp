@@ -5,6 +5,7 @@
 #include "inferlint/checks/suite.hpp"
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
+#include "inferlint/report/formats.hpp"
 #include "inferlint/run/loader.hpp"
 
 #include <CLI/CLI.hpp>
@@ -26,7 +27,19 @@ enum class Group { run, saved, record, gpu, learn };
 // Options every command shares. `engine` is filled after parsing from --engine or
 // INFERLINT_ENGINE (nullptr: tell it from the input).
 struct Common {
+    // --json, or --format json.
     bool json = false;
+    // --format (--json: json), and --output-file: where that format goes instead of
+    // stdout, which then keeps the text.
+    std::string format_arg;
+    report::Format format = report::Format::text;
+    std::string output_file;
+    // --color, and what it came to (never on stdout that carries a document).
+    std::string colour_arg = "auto";
+    bool colour = false;
+    std::string command;  // the subcommand's name: names the JUnit suite
+    // Set once the verdicts are shown, so a bad input's error form is not added after them.
+    mutable bool emitted = false;
     bool strict = false;
     std::string engine_arg;
     const Engine* engine = nullptr;
@@ -36,6 +49,10 @@ struct Common {
     std::string tripwires_arg;
     std::optional<std::vector<TripwireId>> only;
 
+    // The format stdout carries: --format's, or text when --output-file takes the format.
+    report::Format stdout_format() const { return output_file.empty() ? format : report::Format::text; }
+    // stdout carries a document, not lines for a person: progress goes to stderr.
+    bool machine() const { return stdout_format() != report::Format::text; }
     Strict strictness() const { return strict ? Strict::yes : Strict::no; }
     // The results for the tripwires asked for, in order (all of them when none were named).
     std::vector<CheckResult> selected(std::vector<CheckResult> results) const;
@@ -50,6 +67,9 @@ enum class TakesEngine { no, yes };
 // project adds for its own tripwires).
 enum class DefaultTripwires { reference, all };
 
+// Whether a command gives verdicts: those take --format, --output-file and --color.
+enum class GivesVerdicts { no, yes };
+
 struct Command {
     std::string name;
     Group group;
@@ -57,6 +77,7 @@ struct Command {
     std::string summary;  // the line --help shows, and the command's description
     TakesEngine takes_engine = TakesEngine::yes;
     DefaultTripwires default_tripwires = DefaultTripwires::reference;
+    GivesVerdicts gives_verdicts = GivesVerdicts::yes;
     // Adds the command's own options to `app` (bound to storage it owns) and returns
     // the function that runs it and returns the exit status.
     std::function<std::function<int(const Common&)>(CLI::App& app)> setup;
@@ -74,9 +95,12 @@ int run(int argc, char** argv);
 
 inline constexpr const char* kTripwiresEnvVar = "INFERLINT_TRIPWIRES";
 
-// Prints the results for the tripwires asked for (terminal lines or --json) and returns
-// the exit status they give.
-int emit(const std::vector<CheckResult>& results, const Common& common);
+// Prints the results for the tripwires asked for (terminal lines, --json or --format's
+// document, and --output-file's copy) and returns the exit status they give.
+// `on_terminal` changes what the terminal's lines say (rate's timer comparison), not the
+// documents.
+int emit(const std::vector<CheckResult>& results, const Common& common,
+         const std::function<CheckResult(CheckResult)>& on_terminal = {});
 
 // When the user named an engine and `found` is another one: says so on stderr and
 // returns true (the command then exits 2).

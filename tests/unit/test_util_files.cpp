@@ -131,3 +131,35 @@ TEST_CASE("files: make_parent of a bare name makes nothing and throws nothing", 
     CHECK(fs::is_directory(tmp.path / "a" / "b"));
     CHECK_FALSE(fs::exists(tmp.path / "a" / "b" / "c.txt"));
 }
+
+TEST_CASE("write_file_atomic replaces a file whole and leaves no temporary file", "[files][output-file]") {
+    testsupport::TempDir dir("atomic");
+    const fs::path p = dir.path / "out.xml";
+    put_file(p, "old");
+    util::write_file_atomic(p, "new content\n");
+    CHECK(util::read_file(p) == "new content\n");
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
+    CHECK(entries == 1);
+}
+
+TEST_CASE("write_file_atomic: a full disk or a missing folder is one InputError, and what was there stays",
+          "[files][output-file]") {
+    testsupport::TempDir dir("atomic-fail");
+    // /dev/full answers every write with ENOSPC: the full disk, without filling one.
+    if (fs::exists("/dev/full")) {
+        try {
+            util::write_file_atomic("/dev/full", std::string(1 << 16, 'x'));
+            FAIL("no error on a full device");
+        } catch (const InputError& e) {
+            CHECK(std::string(e.what()).find("/dev/full: cannot write (No space left on device)") == 0);
+        }
+    }
+    const fs::path missing = dir.path / "no-such-folder" / "out.xml";
+    CHECK_THROWS_AS(util::write_file_atomic(missing, "x"), InputError);
+    CHECK_FALSE(fs::exists(missing.parent_path()));
+    CHECK_THROWS_AS(util::write_file_atomic(dir.path, "x"), InputError);  // a folder
+    const fs::path kept = dir.path / "kept.txt";
+    put_file(kept, "what was there");
+    CHECK(util::read_file(kept) == "what was there");
+}

@@ -21,6 +21,13 @@ bool looks_binary(std::string_view text);
 // Writes text to path, creating the parent folder (so -o runs/today/x works).
 void write_file(const std::filesystem::path& path, std::string_view text);
 
+// Writes text to path whole or not at all: into a temporary file beside it, then renamed
+// over it, so a reader never sees half a file and a failed write (a full disk, a folder
+// that is not there or not writable) leaves what was there. A path that exists and is not
+// a regular file (/dev/stdout, a pipe) is written directly. Throws InputError naming the
+// path; the parent folder is not made.
+void write_file_atomic(const std::filesystem::path& path, std::string_view text);
+
 // Makes the parent folder of path.
 void make_parent(const std::filesystem::path& path);
 

@@ -1,0 +1,59 @@
+// The verdicts of one command as CI systems read them: JUnit XML (Jenkins, GitLab and
+// most CI test views), GitHub Actions workflow commands (annotations), and a Markdown
+// table for $GITHUB_STEP_SUMMARY or a pull-request comment. Pure functions of the
+// results: no file, clock or terminal.
+#pragma once
+
+#include "inferlint/core/result.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace inferlint::report {
+
+// What `--format` takes. text and json are the commands' own outputs (terminal lines,
+// --json); the others are rendered here.
+enum class Format { text, json, junit, github, markdown };
+
+// "text", "json", "junit", "github", "markdown"; nullopt for anything else.
+std::optional<Format> parse_format(std::string_view name);
+std::string_view format_name(Format f);
+
+// One command's verdicts, as the renderers take them.
+struct Verdicts {
+    std::string command;  // "report", "xray": names the JUnit suite and the summary
+    std::vector<CheckResult> results;
+    Strict strict = Strict::no;
+    // "What limited this run" sentences ("Title. text"), where the command has them.
+    std::vector<std::string> limits;
+    // Why the run stopped early or gave no verdicts (bad input); empty: it did not.
+    std::string problem;
+};
+
+// <testsuites> with one <testsuite> for the command and one <testcase> per result,
+// classname "inferlint.T8": <failure> for a failed tripwire (and a warning under
+// --strict), <error> for Can't tell, <skipped> for N/A, the message and evidence in the
+// body; a warning's in <system-out>. A problem is one more testcase, an <error>.
+std::string render_junit(const Verdicts& v);
+
+// "::error title=T1 Silent preemption::22 preemptions during the run", ::warning for a
+// warning (::error under --strict), ::error for Can't tell, then one ::notice with the counts.
+std::string render_github(const Verdicts& v);
+
+// A heading that says how the run went, the counts, a table of every verdict, and the
+// "what limited this run" lines.
+std::string render_markdown(const Verdicts& v);
+
+// Text made safe for XML 1.0 character data and attribute values: & < > " ' escaped,
+// control characters (which XML 1.0 cannot carry at all) written as \xNN, invalid UTF-8
+// as U+FFFD. Tabs and newlines stay in bodies; in attributes they become &#9; &#10; &#13;.
+enum class XmlContext { body, attribute };
+std::string xml_escape(std::string_view text, XmlContext where);
+
+// GitHub's workflow-command escaping: % CR LF in the message; also : and , in a property.
+enum class GithubPart { message, property };
+std::string github_escape(std::string_view text, GithubPart part);
+
+}  // namespace inferlint::report

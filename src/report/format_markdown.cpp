@@ -1,0 +1,85 @@
+// A Markdown summary: what $GITHUB_STEP_SUMMARY shows, or a pull-request comment.
+#include "inferlint/report/formats.hpp"
+
+#include "inferlint/core/catalog.hpp"
+
+#include <fmt/format.h>
+
+namespace inferlint::report {
+
+namespace {
+
+// A table cell: pipes escaped, line breaks as <br>, HTML kept as text.
+std::string markdown_cell(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+            case '|': out += "\\|"; break;
+            case '\n': out += "<br>"; break;
+            case '\r': break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '`': out += "\\`"; break;
+            case '*': out += "\\*"; break;
+            case '_': out += "\\_"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string markdown_heading(const Verdicts& v) {
+    const int rc = exit_code(v.results, v.strict);
+    std::string how = !v.problem.empty() ? "the run stopped early"
+                      : rc == 1          ? "a tripwire failed"
+                      : rc == 2          ? "a tripwire could not decide"
+                      : v.results.empty() ? "no tripwire was checked"
+                                          : "every tripwire passed";
+    return fmt::format("### inferlint {}: {}\n\n", v.command, how);
+}
+
+}  // namespace
+
+std::string render_markdown(const Verdicts& v) {
+    std::string out = markdown_heading(v);
+    if (!v.problem.empty()) out += fmt::format("**Stopped:** {}\n\n", markdown_cell(v.problem));
+    if (!v.results.empty()) out += fmt::format("{}\n\n", markdown_cell(counts_summary(v.results)));
+    if (!v.results.empty()) {
+        out += "| Tripwire | Status | Message |\n|---|---|---|\n";
+        for (const auto& r : v.results) {
+            const Tripwire* t = find_tripwire(r.tripwire);
+            std::string name = t ? fmt::format("{} {}", code(r.tripwire), t->name) : std::string(code(r.tripwire));
+            std::string status(status_label(r.status));
+            if (r.status == Status::fail || r.status == Status::unknown) status = "**" + markdown_cell(status) + "**";
+            else status = markdown_cell(status);
+            out += fmt::format("| {} | {} | {} |\n", markdown_cell(name), status, markdown_cell(r.message));
+        }
+        out += "\n";
+    }
+    if (!v.limits.empty()) {
+        out += "**What limited this run**\n\n";
+        for (const auto& l : v.limits) out += fmt::format("- {}\n", markdown_cell(l));
+        out += "\n";
+    }
+    return out;
+}
+
+std::optional<Format> parse_format(std::string_view name) {
+    for (Format f : {Format::text, Format::json, Format::junit, Format::github, Format::markdown})
+        if (format_name(f) == name) return f;
+    return std::nullopt;
+}
+
+std::string_view format_name(Format f) {
+    switch (f) {
+        case Format::text: return "text";
+        case Format::json: return "json";
+        case Format::junit: return "junit";
+        case Format::github: return "github";
+        case Format::markdown: return "markdown";
+    }
+    return "text";
+}
+
+}  // namespace inferlint::report

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The .deb that `make package` makes: built with CPack from BUILD into a temporary folder,
+# its fields read with dpkg-deb -I, unpacked with dpkg -x, and the unpacked binary run.
+# Exit 77 (skipped) where cpack, dpkg-deb or dpkg-shlibdeps is missing.
+# usage: tests/package_test.sh BUILD_DIR
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+for tool in cpack dpkg-deb dpkg-shlibdeps; do
+  command -v "$tool" >/dev/null || { echo "package: skipped ($tool is not installed)"; exit 77; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+(cd "$BUILD" && cpack -G DEB -B "$tmp/pkg") >"$tmp/cpack.log" 2>&1 || { cat "$tmp/cpack.log"; exit 1; }
+deb=$(ls "$tmp"/pkg/*.deb)
+version=$("$BUILD/inferlint" --version | awk '{print $2}')
+[ "$(basename "$deb")" = "inferlint_${version}_$(dpkg --print-architecture).deb" ] || bad "file name $(basename "$deb")"
+
+info=$(dpkg-deb -I "$deb")
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = inferlint ] || bad "Package: $(field Package)"
+[ "$(field Version)" = "$version" ] || bad "Version: $(field Version)"
+[ "$(field Architecture)" = "$(dpkg --print-architecture)" ] || bad "Architecture: $(field Architecture)"
+[ "$(field Section)" = utils ] || bad "Section: $(field Section)"
+[ -n "$(field Maintainer)" ] && [ -n "$(field Description)" ] || bad "no Maintainer or Description"
+# dpkg-shlibdeps: the C library, with a version; libstdc++ is linked in, so not needed.
+field Depends | grep -Eq '(^|, )libc6 \(>= [0-9.]+\)' || bad "Depends has no versioned libc6: $(field Depends)"
+field Depends | grep -q 'libstdc++' && bad "Depends names libstdc++, which is linked in: $(field Depends)"
+
+dpkg -x "$deb" "$tmp/root"
+bin="$tmp/root/usr/bin/inferlint"
+[ "$("$bin" --version)" = "inferlint $version" ] || bad "--version of the unpacked binary"
+"$bin" explain T1 | grep -q "Silent preemption" || bad "explain T1 of the unpacked binary"
+for f in usr/share/man/man1/inferlint.1 usr/share/bash-completion/completions/inferlint \
+         usr/share/zsh/site-functions/_inferlint usr/share/fish/vendor_completions.d/inferlint.fish \
+         usr/share/doc/inferlint/README.md usr/share/doc/inferlint/tripwires.md \
+         usr/share/doc/inferlint/schema/results.schema.json; do
+  [ -s "$tmp/root/$f" ] || bad "the package has no $f"
+done
+cmp -s "$tmp/root/usr/share/man/man1/inferlint.1" <("$bin" --man) || bad "the packaged man page is not the binary's"
+if [ $fail -eq 0 ]; then
+  echo "package: ok ($(basename "$deb"); Depends: $(field Depends))"
+else
+  echo "$info"
+fi
+exit $fail
