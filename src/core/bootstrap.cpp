@@ -144,6 +144,12 @@ Difference relative_difference(std::span<const double> a, std::span<const double
         d.problem = "an interval needs at least 2 runs per arm";
     } else {
         d.interval = o.kind == IntervalKind::studentized ? bootstrap_studentized(a, b, o) : bootstrap_percentile(a, b, o);
+        // Figures that cannot be negative (every one a run gives) cannot fall by more than
+        // all of A; the studentized interval knows nothing of that bound.
+        auto non_negative = [](std::span<const double> v) {
+            return std::all_of(v.begin(), v.end(), [](double x) { return x >= 0; });
+        };
+        if (non_negative(a) && non_negative(b)) d.interval->lo = std::max(d.interval->lo, -1.0);
     }
     return d;
 }

@@ -121,6 +121,7 @@ TEST_CASE("bootstrap: edge cases say why there is no interval, never a made-up o
         REQUIRE(z.interval);
         CHECK(*z.relative == -1.0);
         CHECK(z.interval->hi == Approx(-1.0));
+        CHECK(z.interval->lo >= -1.0);  // a figure that cannot be negative falls by all of A at most
         // A with one zero among its runs: resamples of only that run are left out.
         Difference some = relative_difference(std::vector<double>{0, 10, 10}, std::vector<double>{10, 10, 10},
                                               {.kind = IntervalKind::percentile});

@@ -70,7 +70,8 @@ struct Difference {
 };
 
 // Needs two runs or more per arm (the same number, paired), finite figures, and a mean of
-// A that is not 0. Identical runs give an interval of width 0 at the difference.
+// A that is not 0. Identical runs give an interval of width 0 at the difference. When no
+// figure is negative, the interval's lower end is at least -1 (B cannot fall below 0).
 Difference relative_difference(std::span<const double> a, std::span<const double> b, const DiffOptions& options);
 
 // The difference turned so that positive is better: `relative` for a higher-is-better
