@@ -10,7 +10,7 @@ Reads README.md and docs/*.md. In a fenced code block whose info string is
     next). It is run from the repository root through bash, with `inferlint` replaced by
     BUILD_DIR/inferlint and INFERLINT_ENGINE unset;
   - the lines after it, up to the next `$ ` line, are its shown output. Every shown line
-    that looks like a verdict (`[ T1] ...`, `[T10] ...`) must appear, exactly, as a line
+    that looks like a verdict (`[ T1] ...`, `[T10] ...`, compare's `[ C1] ...` and `[gate] ...`) must appear, exactly, as a line
     of the command's stdout. A shown line `# exit N` is the exit status expected (0 when
     there is none). Other shown lines are not compared;
   - another `$ ` line ends the previous command's output and is not run.
@@ -38,7 +38,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MIN_COMMANDS = 8
 TIMEOUT_S = 120
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(.*?)\s*$")
-VERDICT = re.compile(r"^\[\s*T\d+\] ")
+VERDICT = re.compile(r"^\[\s*(T\d+|C\d+|gate)\] ")
 EXIT = re.compile(r"^#\s*exit\s+(\d+)\s*$")
 
 

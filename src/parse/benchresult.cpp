@@ -122,6 +122,15 @@ constexpr std::array kResultFields{"completed",        "failed",          "total
                                    "total_output_tokens", "duration",     "output_throughput",
                                    "max_concurrency",  "num_prompts",     "mean_ttft_ms"};
 
+// SGLang's client writes its server's arguments and the dataset it drew; TensorRT-LLM's
+// writes user_throughput; vLLM's writes endpoint_type. Checked in that order.
+std::optional<std::string> bench_client(const Json& doc) {
+    if (doc.contains("server_info") || doc.contains("sharegpt_output_len")) return "sglang bench_serving";
+    if (doc.contains("user_throughput")) return "tensorrt_llm benchmark_serving";
+    if (doc.contains("endpoint_type")) return "vllm bench serve";
+    return std::nullopt;
+}
+
 }  // namespace
 
 BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
@@ -144,6 +153,13 @@ BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
     r.median_ttft_ms = number(doc, "median_ttft_ms", path);
     r.p99_ttft_ms = number(doc, "p99_ttft_ms", path);
     r.mean_tpot_ms = number(doc, "mean_tpot_ms", path);
+    r.median_tpot_ms = number(doc, "median_tpot_ms", path);
+    r.p99_tpot_ms = number(doc, "p99_tpot_ms", path);
+    r.request_throughput = number(doc, "request_throughput", path);
+    // Read only when a string: the reference's checks never looked at it, so a file they
+    // accepted is not refused for it.
+    if (auto it = doc.find("endpoint_type"); it != doc.end() && it->is_string()) r.endpoint_type = it->get<std::string>();
+    r.client = bench_client(doc);
     return r;
 }
 

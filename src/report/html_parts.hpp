@@ -29,6 +29,12 @@ std::string ms(double v);
 // "2026-09-27 00:50:52 to 00:52:25 (UTC+0)" in local time.
 std::string clock_span(double start, double end);
 
+// The whole document (page.cpp): the head, the top bar with the mark, the light/dark
+// switch and the escaped title, then meta_html and note_html (already escaped), the
+// sections, the footer (already escaped) and the page's script.
+std::string page(std::string_view title, std::string_view meta_html, std::string_view note_html,
+                 std::string_view sections_html, std::string_view footer_html);
+
 // A table whose every cell is escaped text.
 std::string table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows);
 // A chart figure: caption_html is already escaped.

@@ -32,6 +32,14 @@ struct BenchResult {
     std::optional<double> median_ttft_ms;
     std::optional<double> p99_ttft_ms;
     std::optional<double> mean_tpot_ms;
+    std::optional<double> median_tpot_ms;
+    std::optional<double> p99_tpot_ms;
+    std::optional<double> request_throughput;  // completed requests/s over the whole run
+    // vLLM's client: "openai" (/v1/completions), "openai-chat" (/v1/chat/completions), ...
+    std::optional<std::string> endpoint_type;
+    // The load tool that wrote the file, told by the fields only it writes: "vllm bench
+    // serve", "sglang bench_serving", "tensorrt_llm benchmark_serving"; nullopt when none tells.
+    std::optional<std::string> client;
 
     // Both counts T15 needs are present.
     bool has_counts() const { return completed.has_value() && output_tokens.has_value(); }

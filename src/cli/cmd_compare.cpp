@@ -1,0 +1,165 @@
+// `inferlint compare A_RUN... --vs B_RUN... [--name-a N] [--name-b N] [--paired] [--seed S]
+// [--require-gain METRIC[:MIN%]] [--floor [METRIC:]F] [--max-spread [METRIC:]S] [-o FILE]`:
+// is B really better than A? Each figure's difference with its interval, the gates a script
+// asks for, and the checks that say whether the two arms can be compared at all.
+#include "registry.hpp"
+
+#include "inferlint/checks/compare.hpp"
+#include "inferlint/report/compare_page.hpp"
+#include "inferlint/run/compare_runs.hpp"
+#include "inferlint/util/clock.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <iostream>
+
+namespace inferlint::cli::compare_cmd {
+namespace {
+
+struct Opts {
+    std::vector<std::string> a, b, require_gain;
+    std::string name_a = "A", name_b = "B", floor, max_spread, out;
+    bool paired = false;
+    std::uint64_t seed = 1;
+};
+
+double compare_number(std::string_view text, const std::string& option) {
+    double v = 0.0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+        throw InputError(fmt::format("{} {}: '{}' is not a number", option, text, text));
+    return v;
+}
+
+checks::Figure compare_figure(std::string_view name, const std::string& option) {
+    auto f = checks::figure_named(name);
+    if (!f)
+        throw InputError(fmt::format("{}: unknown figure '{}' (known: output_throughput, request_throughput, "
+                                     "ttft_p50, ttft_p99, tpot_p50, tpot_p99)",
+                                     option, name));
+    return *f;
+}
+
+// METRIC[:MIN%]
+checks::GainGate gain_gate_of(const std::string& arg) {
+    checks::GainGate g;
+    auto colon = arg.find(':');
+    g.figure = compare_figure(std::string_view(arg).substr(0, colon), "--require-gain");
+    if (colon != std::string::npos) {
+        std::string_view min = std::string_view(arg).substr(colon + 1);
+        if (min.ends_with('%')) min.remove_suffix(1);
+        g.min_pct = compare_number(min, "--require-gain");
+    }
+    return g;
+}
+
+// [METRIC:]VALUE
+checks::ShareGate share_gate_of(const std::string& arg, const std::string& option) {
+    checks::ShareGate g;
+    auto colon = arg.find(':');
+    if (colon != std::string::npos) g.figure = compare_figure(std::string_view(arg).substr(0, colon), option);
+    g.value = compare_number(colon == std::string::npos ? arg : arg.substr(colon + 1), option);
+    if (g.value <= 0) throw InputError(fmt::format("{} {}: give a value above 0", option, arg));
+    return g;
+}
+
+checks::CompareOptions options_of(const Opts& o) {
+    checks::CompareOptions c;
+    c.pairing = o.paired ? stats::Pairing::paired : stats::Pairing::unpaired;
+    c.seed = o.seed;
+    for (const auto& g : o.require_gain) c.require_gain.push_back(gain_gate_of(g));
+    if (!o.floor.empty()) c.floor = share_gate_of(o.floor, "--floor");
+    if (!o.max_spread.empty()) c.max_spread = share_gate_of(o.max_spread, "--max-spread");
+    return c;
+}
+
+std::string arm_line(const checks::Arm& arm) {
+    std::string line = fmt::format("{}: {} run{}, {} completed", arm.name, arm.runs.size(),
+                                   arm.runs.size() == 1 ? "" : "s", arm.completed().size());
+    for (const auto& r : arm.runs)
+        if (!r.completed) line += fmt::format("\n  did not complete: {} ({})", r.label, r.failure);
+    return line;
+}
+
+std::string mean_text(const std::vector<double>& v) {
+    return v.empty() ? std::string("-") : fmt::format("{:.2f}", stats::mean_of(v));
+}
+
+void print_terminal(const checks::Comparison& c) {
+    std::cout << arm_line(*c.a) << "\n" << arm_line(*c.b) << "\n\n";
+    std::cout << fmt::format("{:<20} {:>12} {:>12}  {} against {}\n", "figure", c.a->name, c.b->name, c.b->name,
+                             c.a->name);
+    for (const auto& fc : c.figures)
+        std::cout << fmt::format("{:<20} {:>12} {:>12}  {}\n", checks::figure_name(fc.figure), mean_text(fc.a),
+                                 mean_text(fc.b), fc.statement);
+    std::cout << "\n";
+    for (const auto& r : c.checks) std::cout << r.terminal_line() << "\n";
+    for (const auto& g : c.gates)
+        std::cout << fmt::format("[gate] {}  {} {}\n", status_label(g.status), g.gate, g.message);
+    if (c.cant_tell) std::cout << "can't tell: " << *c.cant_tell << "\n";
+}
+
+int run_compare(Opts o, const Common& common) {
+    if (o.a.empty()) throw InputError("compare: no runs for A (give A's run folders before --vs)");
+    if (o.b.empty()) throw InputError("compare: no runs for B (give B's run folders after --vs)");
+    if (o.name_a == o.name_b) throw InputError(fmt::format("--name-a and --name-b are both '{}'", o.name_a));
+    const checks::CompareOptions options = options_of(o);
+    auto accept = refuse_other_engine(common);
+    auto a = run::read_arm(o.name_a, o.a, common.engine, accept);
+    if (!a) return 2;
+    auto b = run::read_arm(o.name_b, o.b, common.engine, accept);
+    if (!b) return 2;
+    for (auto* arm : {&*a, &*b})
+        for (auto& r : arm->runs) r.verdicts = common.selected(std::move(r.verdicts));
+    checks::Comparison c = checks::compare_arms(*a, *b, options);
+    int status = c.exit_code();
+    if (common.strict && status != 1)
+        for (const auto& r : c.checks)
+            if (r.status == Status::warn) status = 1;
+    if (!o.out.empty()) util::write_file(o.out, report::render_compare_html(c, util::local_time_text()));
+    if (common.json) {
+        Json doc = c.to_json();
+        doc["exit_status"] = status;
+        std::cout << doc.dump(1, ' ', false, Json::error_handler_t::replace) << "\n";
+        return status;
+    }
+    print_terminal(c);
+    if (!o.out.empty()) std::cout << "-> " << o.out << "\n";
+    return status;
+}
+
+const Registrar reg{Command{
+    .name = "compare",
+    .group = Group::saved,
+    .order = 8,
+    .summary = "is B really better than A? differences with intervals, gates, and whether the arms compare",
+    .takes_engine = TakesEngine::yes,
+    .default_tripwires = DefaultTripwires::all,
+    .setup = [](CLI::App& app) {
+        auto o = std::make_shared<Opts>();
+        app.add_option("runs", o->a, "A's run folders (a folder of run folders counts as its runs)");
+        app.add_option("--vs", o->b, "B's run folders")->expected(1, -1);
+        app.add_option("--name-a", o->name_a, "A's name (default: A)");
+        app.add_option("--name-b", o->name_b, "B's name (default: B)");
+        app.add_flag("--paired", o->paired, "run i of A against run i of B, as an interleaved campaign gives them");
+        app.add_option("--seed", o->seed, "the bootstrap's seed (default: 1): the same seed, the same intervals");
+        app.add_option("--require-gain", o->require_gain,
+                       "METRIC[:MIN%]: fail unless the interval's lower bound of B's gain is above MIN (default 0)")
+            ->allow_extra_args(false);
+        app.add_option("--floor", o->floor, "[METRIC:]F: fail unless B's best run reaches F x A's best "
+                                            "(default METRIC: output_throughput)");
+        app.add_option("--max-spread", o->max_spread,
+                       "[METRIC:]S: fail unless B's run-to-run spread (sd / mean) is under S; a tiebreak after "
+                       "--floor");
+        app.add_option("-o,--out", o->out, "write the comparison's HTML page here");
+        app.footer("\nFigures: output_throughput and request_throughput (higher is better); ttft_p50, ttft_p99, "
+                   "tpot_p50, tpot_p99 (lower is better).\nExit status: 0 no gate or check failed, 1 one did, "
+                   "2 can't tell (fewer than 3 completed runs an arm) or bad input.");
+        return [o](const Common& common) { return run_compare(*o, common); };
+    }}};
+
+}  // namespace
+}  // namespace inferlint::cli::compare_cmd
