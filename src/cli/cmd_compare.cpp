@@ -2,6 +2,7 @@
 // [--require-gain METRIC[:MIN%]] [--floor [METRIC:]F] [--max-spread [METRIC:]S] [-o FILE]`:
 // is B really better than A? Each figure's difference with its interval, the gates a script
 // asks for, and the checks that say whether the two arms can be compared at all.
+#include "output.hpp"
 #include "registry.hpp"
 
 #include "inferlint/checks/compare.hpp"
@@ -88,18 +89,37 @@ std::string mean_text(const std::vector<double>& v) {
     return v.empty() ? std::string("-") : fmt::format("{:.2f}", stats::mean_of(v));
 }
 
-void print_terminal(const checks::Comparison& c) {
-    std::cout << arm_line(*c.a) << "\n" << arm_line(*c.b) << "\n\n";
-    std::cout << fmt::format("{:<20} {:>12} {:>12}  {} against {}\n", "figure", c.a->name, c.b->name, c.b->name,
-                             c.a->name);
+// The terminal's lines.
+std::string compare_text(const checks::Comparison& c) {
+    std::string out = arm_line(*c.a) + "\n" + arm_line(*c.b) + "\n\n";
+    out += fmt::format("{:<20} {:>12} {:>12}  {} against {}\n", "figure", c.a->name, c.b->name, c.b->name, c.a->name);
     for (const auto& fc : c.figures)
-        std::cout << fmt::format("{:<20} {:>12} {:>12}  {}\n", checks::figure_name(fc.figure), mean_text(fc.a),
-                                 mean_text(fc.b), fc.statement);
-    std::cout << "\n";
-    for (const auto& r : c.checks) std::cout << r.terminal_line() << "\n";
+        out += fmt::format("{:<20} {:>12} {:>12}  {}\n", checks::figure_name(fc.figure), mean_text(fc.a),
+                           mean_text(fc.b), fc.statement);
+    out += "\n";
+    for (const auto& r : c.checks) out += r.terminal_line() + "\n";
+    for (const auto& g : c.gates) out += fmt::format("[gate] {}  {} {}\n", status_label(g.status), g.gate, g.message);
+    if (c.cant_tell) out += "can't tell: " + *c.cant_tell + "\n";
+    return out;
+}
+
+// The rows --format junit|github|markdown show: each comparability check, each gate,
+// and a Can't tell; labelled as themselves, not as tripwires.
+report::Verdicts compare_verdicts(const checks::Comparison& c, const Common& common) {
+    report::Verdicts v;
+    v.command = "compare";
+    v.strict = common.strictness();
+    auto row = [&](Status status, std::string message, Json evidence, std::string code, std::string title) {
+        v.results.push_back(CheckResult{.status = status, .message = std::move(message), .evidence = std::move(evidence)});
+        v.labels.push_back({std::move(code), std::move(title)});
+    };
+    for (const auto& r : c.checks)
+        row(r.status, r.message, r.evidence, std::string(checks::code(r.id)),
+            fmt::format("{} {}", checks::code(r.id), checks::comparison_title(r.id)));
     for (const auto& g : c.gates)
-        std::cout << fmt::format("[gate] {}  {} {}\n", status_label(g.status), g.gate, g.message);
-    if (c.cant_tell) std::cout << "can't tell: " << *c.cant_tell << "\n";
+        row(g.status, g.message, g.evidence, "gate", fmt::format("gate {} {}", g.gate, checks::figure_name(g.figure)));
+    if (c.cant_tell) row(Status::unknown, *c.cant_tell, Json::object(), "compare", "compare: enough completed runs");
+    return v;
 }
 
 int run_compare(Opts o, const Common& common) {
@@ -120,14 +140,14 @@ int run_compare(Opts o, const Common& common) {
         for (const auto& r : c.checks)
             if (r.status == Status::warn) status = 1;
     if (!o.out.empty()) util::write_file(o.out, report::render_compare_html(c, util::local_time_text()));
-    if (common.json) {
-        Json doc = c.to_json();
-        doc["exit_status"] = status;
-        std::cout << doc.dump(1, ' ', false, Json::error_handler_t::replace) << "\n";
-        return status;
-    }
-    print_terminal(c);
-    if (!o.out.empty()) std::cout << "-> " << o.out << "\n";
+    Shown shown;
+    shown.verdicts = compare_verdicts(c, common);
+    Json doc = c.to_json();
+    doc["exit_status"] = status;
+    shown.json = doc.dump(1, ' ', false, Json::error_handler_t::replace);
+    shown.text = compare_text(c);
+    if (!o.out.empty()) shown.text += "-> " + o.out + "\n";
+    show(shown, common);
     return status;
 }
 

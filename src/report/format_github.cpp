@@ -9,10 +9,8 @@ namespace inferlint::report {
 
 namespace {
 
-std::string github_title(const CheckResult& r, std::string_view suffix) {
-    const Tripwire* t = find_tripwire(r.tripwire);
-    std::string title = t ? fmt::format("{} {}", code(r.tripwire), t->name) : std::string(code(r.tripwire));
-    return title + std::string(suffix);
+std::string github_title(const Verdicts& v, std::size_t i, std::string_view suffix) {
+    return v.label(i).title + std::string(suffix);
 }
 
 std::string github_command(std::string_view kind, std::string_view title, std::string_view message) {
@@ -39,14 +37,15 @@ std::string github_escape(std::string_view text, GithubPart part) {
 
 std::string render_github(const Verdicts& v) {
     std::string out;
-    for (const auto& r : v.results) {
+    for (std::size_t i = 0; i < v.results.size(); ++i) {
+        const CheckResult& r = v.results[i];
         if (r.status == Status::fail) {
-            out += github_command("error", github_title(r, ""), r.message);
+            out += github_command("error", github_title(v, i, ""), r.message);
         } else if (r.status == Status::warn) {
-            out += github_command(v.strict == Strict::yes ? "error" : "warning", github_title(r, " (warning)"),
+            out += github_command(v.strict == Strict::yes ? "error" : "warning", github_title(v, i, " (warning)"),
                                   r.message);
         } else if (r.status == Status::unknown) {
-            out += github_command("error", github_title(r, " (can't tell)"), r.message);
+            out += github_command("error", github_title(v, i, " (can't tell)"), r.message);
         }
     }
     if (!v.problem.empty()) out += github_command("error", "inferlint " + v.command, v.problem);

@@ -26,11 +26,6 @@ std::size_t junit_utf8_length(std::string_view s) {
     return n;
 }
 
-std::string junit_title(const CheckResult& r) {
-    const Tripwire* t = find_tripwire(r.tripwire);
-    return t ? fmt::format("{} {}", code(r.tripwire), t->name) : std::string(code(r.tripwire));
-}
-
 std::string junit_body(const CheckResult& r) {
     return fmt::format("{}  {}\n\nevidence:\n{}\n", status_label(r.status), r.message,
                        r.evidence.dump(1, ' ', false, Json::error_handler_t::replace));
@@ -41,9 +36,9 @@ std::string junit_element(std::string_view tag, std::string_view type, const Che
                        type, xml_escape(junit_body(r), XmlContext::body), tag);
 }
 
-std::string junit_case(const CheckResult& r, std::string_view name, Strict strict) {
+std::string junit_case(const CheckResult& r, std::string_view name, std::string_view code, Strict strict) {
     std::string out = fmt::format("    <testcase name=\"{}\" classname=\"inferlint.{}\" time=\"0\">\n",
-                                  xml_escape(name, XmlContext::attribute), code(r.tripwire));
+                                  xml_escape(name, XmlContext::attribute), xml_escape(code, XmlContext::attribute));
     const bool warn_fails = r.status == Status::warn && strict == Strict::yes;
     if (r.status == Status::fail || warn_fails) {
         out += junit_element("failure", status_label(r.status), r);
@@ -111,10 +106,11 @@ std::string render_junit(const Verdicts& v) {
         tests, failures, errors, skipped);
     // One testcase per tripwire; a tripwire checked more than once (a boot log's starts)
     // is numbered from its second result on, so every name stays distinct.
-    std::map<TripwireId, int> seen;
-    for (const auto& r : v.results) {
-        const int n = ++seen[r.tripwire];
-        out += junit_case(r, n == 1 ? junit_title(r) : fmt::format("{} #{}", junit_title(r), n), v.strict);
+    std::map<std::string, int> seen;
+    for (std::size_t i = 0; i < v.results.size(); ++i) {
+        const Verdicts::Label l = v.label(i);
+        const int n = ++seen[l.title];
+        out += junit_case(v.results[i], n == 1 ? l.title : fmt::format("{} #{}", l.title, n), l.code, v.strict);
     }
     if (!v.problem.empty()) {
         const std::string msg = xml_escape(v.problem, XmlContext::attribute);

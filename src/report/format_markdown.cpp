@@ -46,10 +46,10 @@ std::string render_markdown(const Verdicts& v) {
     if (!v.problem.empty()) out += fmt::format("**Stopped:** {}\n\n", markdown_cell(v.problem));
     if (!v.results.empty()) out += fmt::format("{}\n\n", markdown_cell(counts_summary(v.results)));
     if (!v.results.empty()) {
-        out += "| Tripwire | Status | Message |\n|---|---|---|\n";
-        for (const auto& r : v.results) {
-            const Tripwire* t = find_tripwire(r.tripwire);
-            std::string name = t ? fmt::format("{} {}", code(r.tripwire), t->name) : std::string(code(r.tripwire));
+        out += fmt::format("| {} | Status | Message |\n|---|---|---|\n", v.labels.empty() ? "Tripwire" : "Check");
+        for (std::size_t i = 0; i < v.results.size(); ++i) {
+            const CheckResult& r = v.results[i];
+            std::string name = v.label(i).title;
             std::string status(status_label(r.status));
             if (r.status == Status::fail || r.status == Status::unknown) status = "**" + markdown_cell(status) + "**";
             else status = markdown_cell(status);
@@ -80,6 +80,14 @@ std::string_view format_name(Format f) {
         case Format::markdown: return "markdown";
     }
     return "text";
+}
+
+Verdicts::Label Verdicts::label(std::size_t i) const {
+    if (i < labels.size()) return labels[i];
+    const CheckResult& r = results.at(i);
+    const Tripwire* t = find_tripwire(r.tripwire);
+    std::string c(code(r.tripwire));
+    return {c, t ? fmt::format("{} {}", c, t->name) : c};
 }
 
 }  // namespace inferlint::report

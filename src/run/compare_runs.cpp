@@ -132,7 +132,9 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
     checks::RunEvidence& ev = loaded->evidence;
     const std::vector<std::string> argv = xray ? xray->load_argv : std::vector<std::string>{};
     if (ev.bench && ev.bench->max_concurrency) ev.requested = checks::Requested::of(*ev.bench->max_concurrency);
-    ev.unique_prompts = xray::load_unique_prompts(argv);
+    // The command line's word first (xray's account); else what the loader read from the
+    // client's own Namespace line in load.log.
+    if (auto unique = xray::load_unique_prompts(argv)) ev.unique_prompts = unique;
     checks::RunVerdicts verdicts = checks::check_run(ev);
 
     checks::ArmRun r;

@@ -392,7 +392,7 @@ TEST_CASE("a chunk over the cap is refused before reading it", "[http]") {
     limits.read_s = 5;
     auto t0 = std::chrono::steady_clock::now();
     std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
-    CHECK(what == huge.url("/metrics") + ": the answer is larger than 64 MiB; is this the server's address?");
+    CHECK(what == huge.url("/metrics") + ": the answer is larger than 16 MiB; is this the server's address?");
     CHECK(seconds_since(t0) < 2.0);
 }
 

@@ -30,6 +30,16 @@ struct Verdicts {
     std::vector<std::string> limits;
     // Why the run stopped early or gave no verdicts (bad input); empty: it did not.
     std::string problem;
+    // Rows that are not tripwires (compare's comparability checks C1-C7 and its gates):
+    // when not empty, one per result, the code and title shown instead of the tripwire's.
+    struct Label {
+        std::string code;   // "C1", "gate": the JUnit classname is "inferlint.<code>"
+        std::string title;  // "C1 Realized settings differ"
+    };
+    std::vector<Label> labels;
+
+    // The code and title of results[i]: its label, or its tripwire's from the catalog.
+    Label label(std::size_t i) const;
 };
 
 // <testsuites> with one <testsuite> for the command and one <testcase> per result,

@@ -17,7 +17,9 @@ struct HttpLimits {
     double connect_s = 5.0;
     double read_s = 10.0;               // the longest silence while waiting for bytes
     std::optional<double> total_s;      // the longest a whole exchange may take
-    std::size_t max_body_bytes = std::size_t{64} << 20;
+    // A server's answers here (/metrics, /health, /v1/models) are KB to a few MB; past
+    // 16 MB it is a server that does not stop, and a small tool stays small (under 128 MB).
+    std::size_t max_body_bytes = std::size_t{16} << 20;
 };
 
 struct HttpResponse {
