@@ -5,7 +5,8 @@
 #
 # In a temporary folder, with `vllm` (and `nvidia-smi`) on PATH standing for the simulator
 # and a free port per run, it runs the campaign in xray mode and in steps mode, then once
-# more in steps mode stopped by SIGTERM in the middle of its load. It checks each exit
+# more in steps mode stopped by SIGTERM in the middle of its load; then examples/compare-sim.sh
+# makes two arms for `inferlint compare`. It checks each exit
 # status, that every run folder has report.html and results.json, and that no simulator
 # process the campaign started is alive afterwards (by the pids the servers logged, and by
 # their ports).
@@ -172,6 +173,32 @@ else
   tail -n 25 "$TMP/stopped.out" | sed 's/^/      /'
 fi
 [ -d "$TMP/stopped/01-c4" ] && ALL_RUNS+=("$TMP/stopped/01-c4")
+
+# ---- the compare campaign: two arms interleaved, B's server twice as fast ----
+t0=$SECONDS
+if A_SCALE=10 B_SCALE=20 BUILD="$BUILD" bash "$ROOT/examples/compare-sim.sh" "$TMP/compare" 3 >"$TMP/compare.out" 2>&1; then
+  rc=0
+  "$BIN" compare "$TMP/compare/a" --vs "$TMP/compare/b" --paired --require-gain tpot_p50 --json \
+    >"$TMP/compare.json" 2>"$TMP/compare.err" || rc=$?
+  verdict=$(python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+tpot = [f for f in doc["figures"] if f["figure"] == "tpot_p50"][0]
+runs = [len(doc["arms"][k]["completed"]) for k in ("a", "b")]
+gate = [g["status"] for g in doc["gates"]]
+print("ok" if tpot["gain"] > 0.1 and tpot["gain_interval"][0] > 0 and runs == [3, 3] and gate == ["pass"]
+      else "bad: %s %s %s" % (tpot["statement"], runs, gate))' "$TMP/compare.json" 2>&1)
+  if [ "$rc" -eq 0 ] && [ "$verdict" = ok ]; then
+    ok "compare: examples/compare-sim.sh made 3 + 3 runs; B faster with its interval above 0, gate passed ($((SECONDS - t0)) s)"
+  else
+    bad "compare: exit status $rc, $verdict"
+    tail -n 5 "$TMP/compare.err" | sed 's/^/      /'
+  fi
+  for d in "$TMP"/compare/a/run-* "$TMP"/compare/b/run-*; do [ -d "$d" ] && ALL_RUNS+=("$d"); done
+else
+  bad "compare: examples/compare-sim.sh failed; its last lines:"
+  tail -n 25 "$TMP/compare.out" | sed 's/^/      /'
+fi
 
 # ---- nothing of the simulator left alive ----
 # The pids every server logged ("(APIServer pid=N)", "(EngineCore pid=N)"), as boot-facts

@@ -3,7 +3,7 @@
 
 usage: faults.py BUILD_DIR
 
-snapshot, probe and xray --url meet every fault: each must end within its stated time,
+snapshot, watch, probe and xray --url meet every fault: each must end within its stated time,
 stay under 128 MB, print one line on stderr naming the URL, exit 2, and leave no file
 behind. watch meets the faults of a recording: a server that never answers, one that
 closes every other second (gaps, never zeros, and the recording goes on), and one whose
@@ -68,6 +68,9 @@ def bad_answer_cases(inferlint, tmp):
         "probe": (lambda url, out: [inferlint, "probe", url, "--timeout", "5"], 45),
         "xray": (lambda url, out: [inferlint, "xray", "--url", url, "--out", out, "--ready-timeout", "5",
                                    "--", "true"], 40),
+        # watch's first reading finds the metrics: none of these servers gives any
+        "watch": (lambda url, out: [inferlint, "watch", url, "-o", out, "--interval", "0.25", "--duration", "2"],
+                  45),
     }
     # Every (fault, command) pair at once: they mostly wait on their timeouts.
     servers = {mode: FaultServer(mode) for mode in FAULTS}
@@ -94,12 +97,15 @@ def bad_answer_cases(inferlint, tmp):
         print("%-9s %-9s rc=%s %5.1fs %7d KB  %s" % (name, mode, rc, secs, rss, said[:100]))
         check(secs <= limit, "%s: %.1f s, over its %d s" % (what, secs, limit))
         check(rss < MAX_RSS_KB, "%s: %d KB, over 128 MB" % (what, rss))
-        if name == "snapshot":
-            # bad input: one line naming the URL, exit 2, no file
+        if name in ("snapshot", "watch"):
+            # bad input: one line naming the URL, exit 2, no file (watch: none, or a header)
             check(rc == 2, "%s: exit %s, not 2" % (what, rc))
             check(len(lines) == 1 and lines[0].startswith("inferlint: ") and "127.0.0.1" in lines[0],
                   "%s: not one line naming the URL: %r" % (what, err))
-            check(not os.path.exists(out), "%s: left %s behind" % (what, out))
+            if name == "snapshot":
+                check(not os.path.exists(out), "%s: left %s behind" % (what, out))
+            elif os.path.exists(out):
+                check("inferlint.series/1" in open(out).readline(), "%s: a file without its header" % what)
         elif name == "probe":
             # T7 failed (exit 1: the server does not serve) or could not tell (exit 2),
             # the URL named either way

@@ -86,7 +86,8 @@ const Json* check_of(const Json& doc, const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("compare on the simulator: B twice as fast shows a gain, and --require-gain passes", "[compare][sim]") {
+TEST_CASE("compare on the simulator: B twice as fast shows a gain, and --require-gain passes",
+          "[compare][sim][timing]") {
     Arms& m = arms();
     for (const char* pairing : {"", "--paired"}) {
         // The gates ask for a gain whose whole interval is above 0, not for a size: how much
@@ -146,7 +147,7 @@ TEST_CASE("compare on the simulator: the same runs in another order are a tie", 
     CHECK(doc["gates"][0]["status"] == "fail");
 }
 
-TEST_CASE("compare on the simulator: --floor, --max-spread and --seed", "[compare][sim]") {
+TEST_CASE("compare on the simulator: --floor, --max-spread and --seed", "[compare][sim][timing]") {
     Arms& m = arms();
     auto pass = compare(m.a, m.b, {"--floor", "tpot_p50:1.2", "--max-spread", "tpot_p50:0.5", "--json"});
     Json ok = Json::parse(pass.out);
