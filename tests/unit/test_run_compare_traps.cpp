@@ -84,7 +84,7 @@ const Json& trap_figure(const Json& doc, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("compare traps: a tie shows no difference, and --require-gain fails on it", "[compare][sim]") {
+TEST_CASE("compare traps: a tie shows no difference, and --require-gain fails on it", "[compare][sim][timing]") {
     TrapArms& m = trap_arms();
     int rc = -1;
     Json doc = compare_json(m.base, m.tie, {"--paired", "--require-gain", "output_throughput"}, &rc);
