@@ -11,7 +11,8 @@ usage: tests/ci_formats.py BUILD_DIR
     --json says; every failed tripwire is a ::error and every warning a ::warning; the
     Markdown has a row per verdict; --output-file gets the format while the terminal
     keeps the text, and the exit status is the same in every format;
-  - the simulator's xray run with --format junit: results.junit.xml beside results.json;
+  - the simulator's xray run with --format junit: results.junit.xml beside results.json,
+    and listed in it; compare on copies of that run: one suite per run;
   - bad input: still exit 2, in the format's own error form; --output-file on a full
     device or in a missing folder: one line, exit 2, and no file.
 
@@ -24,11 +25,12 @@ import os
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+
+from sim_xray import copies_of_run, xray_on_sim
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REF = pathlib.Path(os.environ.get("INFERLINT_REFERENCE_DIR") or ROOT.parent / "shared" / "reference")
@@ -178,21 +180,7 @@ def fixture_cases() -> list[tuple[list[str], str]]:
 
 
 def sim_xray(binary: str, sim: str, tmp: pathlib.Path) -> None:
-    fake = tmp / "bin"
-    fake.mkdir()
-    for name in ("vllm", "nvidia-smi"):
-        (fake / name).symlink_to(sim)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    out = tmp / "xray-run"
-    serve = (f"vllm serve Qwen/Qwen3-8B --port {port} --max-num-seqs 16 --max-model-len 2048 --num-gpu-blocks 400 "
-             "--block-size 16 --sim-time-scale 4 --sim-boot-s 1 --sim-log-interval-s 1")
-    load = ["vllm", "bench", "serve", "--model", "Qwen/Qwen3-8B", "--port", str(port), "--num-prompts", "8",
-            "--max-concurrency", "8", "--random-input-len", "256", "--random-output-len", "64", "--ignore-eos"]
-    env = {"PATH": f"{fake}:{os.environ['PATH']}", "INFERLINT_NVIDIA_SMI": str(fake / "nvidia-smi")}
-    r = run(binary, ["xray", "-o", str(out), "--interval", "0.25", "--serve", serve, "--format", "junit", "--", *load],
-            env=env, timeout=300)
+    out, r = xray_on_sim(binary, sim, tmp, ["--interval", "0.25", "--format", "junit"])
     # 2 is a tripwire that could not decide on so short a run; the run itself must complete.
     check(r.returncode in (0, 1, 2), f"xray on the simulator exits 0, 1 or 2, not {r.returncode}: {r.stderr[-800:]!r}")
     junit = out / "results.junit.xml"
@@ -201,9 +189,49 @@ def sim_xray(binary: str, sim: str, tmp: pathlib.Path) -> None:
         check(junit.read_bytes() == r.stdout, "xray: stdout carries the same JUnit as results.junit.xml")
         doc = json.loads((out / "results.json").read_text())
         check(doc["completed"] and doc["exit_status"] == r.returncode, "xray: the run completed, same exit status")
+        check("results.junit.xml" in doc["files"], f"xray: results.json lists results.junit.xml: {doc['files']}")
         results = doc["results"]
         validate_junit(junit.read_bytes(), "xray results.junit.xml", results)
     print("ok: xray on the simulator, --format junit")
+    if (out / "results.json").is_file():
+        compare_junit(binary, out, tmp)
+
+
+def compare_junit(binary: str, run_dir: pathlib.Path, tmp: pathlib.Path) -> None:
+    """compare in JUnit: a suite for the comparison (C1-C7, the gates), then one per run
+    with that run's tripwires; a run that did not complete is an <error> saying why."""
+    a = copies_of_run(run_dir, tmp / "arm-a", 3)
+    b = copies_of_run(run_dir, tmp / "arm-b", 3)
+    (b[2] / "after.snapshot.json").unlink()  # a run that did not complete
+    args = ["compare", *map(str, a), "--vs", *map(str, b), "--require-gain", "output_throughput"]
+    doc = json.loads(run(binary, [*args, "--json"]).stdout)
+    r = run(binary, [*args, "--format", "junit"])
+    check(r.returncode == doc["exit_status"], f"compare --format junit: exit {r.returncode}, as --json says")
+    root = ET.fromstring(r.stdout)
+    if XSD_PY:
+        x = subprocess.run([XSD_PY, "-c", XSD_CHECK, str(XSD)], input=r.stdout, capture_output=True)
+        check(x.stdout.decode().strip() == "valid", f"compare JUnit against tests/junit.xsd: {x.stdout!r}{x.stderr!r}")
+    suites = root.findall("testsuite")
+    runs = doc["arms"]["a"]["runs"] + doc["arms"]["b"]["runs"]
+    check(len(suites) == 1 + len(runs), f"compare: one testsuite for the comparison and one per run ({len(suites)})")
+    check(suites[0].get("name") == "inferlint compare", "compare: the first suite is the comparison")
+    classes = {c.get("classname") for c in suites[0].findall("testcase")}
+    check({f"inferlint.{c['check']}" for c in doc["checks"]} <= classes, "compare: C1-C7 in the first suite")
+    total = sum(int(s.get("tests")) for s in suites)
+    check(int(root.get("tests")) == total, "compare: <testsuites tests=> sums the suites")
+    for suite, rj in zip(suites[1:], runs):
+        check(suite.get("name").endswith(rj["run"]), f"compare: suite {suite.get('name')!r} names its run")
+        cases = suite.findall("testcase")
+        tripwires = [c for c in cases if c.get("name") != "the run"]
+        check(len(tripwires) == len(rj["results"]), f"compare: {rj['run']}: a testcase per tripwire")
+        for c, v in zip(tripwires, rj["results"]):
+            check(c.get("classname") == f"inferlint.{v['tripwire']}", f"compare: {rj['run']}: classname")
+        died = [c for c in cases if c.get("name") == "the run"]
+        check(bool(died) == (not rj["completed"]), f"compare: {rj['run']}: an <error> exactly when it did not complete")
+        if died:
+            err = died[0].find("error")
+            check(err is not None and rj["failure"] in (err.get("message") or ""), "compare: the error says why")
+    print("ok: compare --format junit, a suite per run")
 
 
 def bad_input(binary: str, tmp: pathlib.Path) -> None:

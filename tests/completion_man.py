@@ -6,8 +6,10 @@ usage: tests/completion_man.py BUILD_DIR
 bash: sources `inferlint completion bash` in a real bash and asks its completion function
 what it offers (COMP_WORDS/COMP_CWORD as bash sets them): every command after
 `inferlint `, the options of a command, the engines after --engine, the formats after
---format, the tripwire codes and slugs after `explain`. zsh and fish: the scripts parse
-(`zsh -n`, `fish --no-execute`) where those shells are installed. The man page (the build's
+--format, the tripwire codes and slugs after `explain`. zsh and fish (where installed;
+scripts/bootstrap installs both): the scripts parse (`zsh -n`, `fish --no-execute`), and the
+shells complete real lines: fish through `complete -C`, zsh through a pseudo-terminal, TAB
+on a typed line. The man page (the build's
 generated/inferlint.1, which must equal `inferlint --man`) renders with `groff -ww -man
 -Tutf8` without a warning and names every command and tripwire; `man -l` reads it too.
 Exit 77 (skipped) only when bash or groff is missing; 1 on any failure.
@@ -17,9 +19,13 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import pty
+import re
+import select
 import shutil
 import subprocess
 import sys
+import time
 
 failures: list[str] = []
 
@@ -37,6 +43,41 @@ def offered(script: str, words: list[str]) -> list[str]:
     r = subprocess.run(["bash", "--norc", "--noprofile", "-c", prog], capture_output=True, text=True, timeout=30)
     check(r.returncode == 0 and r.stderr == "", f"bash runs the completion for {words}: {r.stderr.strip()}")
     return [l for l in r.stdout.splitlines() if l]
+
+
+def zsh_completes(fdir: pathlib.Path, typed: str) -> str | None:
+    """The line a real interactive zsh runs after TAB on `typed`, with the completion in
+    fdir and `inferlint` a function that prints its arguments."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe("zsh", ["zsh", "-f", "-i"], {"PATH": os.environ["PATH"], "TERM": "dumb", "HOME": str(fdir)})
+    out = b""
+
+    def read_until(token: bytes, seconds: float = 10) -> None:
+        nonlocal out
+        end = time.monotonic() + seconds
+        while token not in out and time.monotonic() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    out += os.read(fd, 4096)
+                except OSError:
+                    return
+
+    try:
+        os.write(fd, (f"PS1='> '; fpath=({fdir} $fpath); autoload -U compinit; compinit -u -D; "
+                      "inferlint() { print -r -- \"ARGS<$*>\" }; print READY\n").encode())
+        read_until(b"READY\r\n")
+        out = b""
+        os.write(fd, typed.encode() + b"\t")
+        time.sleep(0.3)  # the completion runs; then the line is run as completed
+        os.write(fd, b"\n")
+        read_until(b">\r\n")
+        os.write(fd, b"exit\n")
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+    m = re.search(rb"ARGS<(.*?)>\r\n", out)
+    return m.group(1).decode() if m else None
 
 
 def main() -> int:
@@ -81,6 +122,33 @@ def main() -> int:
             check(r.returncode == 0, f"{shell} parses its script: {r.stderr.strip()}")
         else:
             print(f"note: {shell} is not installed; its script is not parsed")
+    # What each shell really completes, asked the way each is asked: fish with `complete -C`,
+    # zsh through a terminal (TAB on a typed line; what ran then is the completed line).
+    cases = [("inferlint expl", "explain"), ("inferlint explain silent-p", "explain silent-preemption"),
+             ("inferlint series --engi", "series --engine"), ("inferlint series --engine sgl", "series --engine sglang"),
+             ("inferlint xray --format jun", "xray --format junit"), ("inferlint completion fi", "completion fish")]
+    if shutil.which("fish"):
+        f = tmp / "inferlint.fish"
+        f.write_bytes(subprocess.run([binary, "completion", "fish"], capture_output=True, check=True).stdout)
+        for typed, want in cases:
+            r = subprocess.run(["fish", "--no-config", "-c", f"source {f}; complete -C '{typed}'"], capture_output=True,
+                               text=True, timeout=30)
+            got = [l.split("\t")[0] for l in r.stdout.splitlines()]
+            last = want.split()[-1]
+            check(last in got and all(g.startswith(typed.split()[-1]) for g in got),
+                  f"fish completes {typed!r} with {last!r}: {got}")
+    else:
+        print("note: fish is not installed; its completions are not run")
+    if shutil.which("zsh"):
+        zdir = tmp / "zsh"
+        zdir.mkdir(exist_ok=True)
+        (zdir / "_inferlint").write_bytes(subprocess.run([binary, "completion", "zsh"], capture_output=True,
+                                                         check=True).stdout)
+        for typed, want in cases:
+            got = zsh_completes(zdir, typed)
+            check(got == want, f"zsh completes {typed!r} to {want!r}: {got!r}")
+    else:
+        print("note: zsh is not installed; its completions are not run")
 
     page = build / "generated" / "inferlint.1"
     man = subprocess.run([binary, "--man"], capture_output=True).stdout

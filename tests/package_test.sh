@@ -33,13 +33,14 @@ dpkg -x "$deb" "$tmp/root"
 bin="$tmp/root/usr/bin/inferlint"
 [ "$("$bin" --version)" = "inferlint $version" ] || bad "--version of the unpacked binary"
 "$bin" explain T1 | grep -q "Silent preemption" || bad "explain T1 of the unpacked binary"
-for f in usr/share/man/man1/inferlint.1 usr/share/bash-completion/completions/inferlint \
+for f in usr/share/man/man1/inferlint.1.gz usr/share/bash-completion/completions/inferlint \
          usr/share/zsh/site-functions/_inferlint usr/share/fish/vendor_completions.d/inferlint.fish \
          usr/share/doc/inferlint/README.md usr/share/doc/inferlint/tripwires.md \
          usr/share/doc/inferlint/schema/results.schema.json; do
   [ -s "$tmp/root/$f" ] || bad "the package has no $f"
 done
-cmp -s "$tmp/root/usr/share/man/man1/inferlint.1" <("$bin" --man) || bad "the packaged man page is not the binary's"
+[ -e "$tmp/root/usr/share/man/man1/inferlint.1" ] && bad "the man page is packaged uncompressed"
+cmp -s <(gzip -dc "$tmp/root/usr/share/man/man1/inferlint.1.gz") <("$bin" --man) || bad "the packaged man page is not the binary's"
 if [ $fail -eq 0 ]; then
   echo "package: ok ($(basename "$deb"); Depends: $(field Depends))"
 else

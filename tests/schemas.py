@@ -8,6 +8,8 @@ usage: tests/schemas.py BUILD_DIR
   - snapshot.schema.json and series.schema.json: every *.snapshot.json and
     *.series.jsonl in examples/, the fixtures, and the simulator's xray run;
   - xray-results.schema.json: that run's results.json, and xray --json's stdout (the same);
+  - compare.schema.json: compare --json on copies of that run (a failed run, every gate,
+    and a Can't tell);
   - each schema rejects a document with a field broken, so the check can fail.
 Runs under a Python that has jsonschema (this one, else Debian's /usr/bin/python3); exit 77
 (skipped) where neither has it. Exit 1 on any failure.
@@ -17,10 +19,11 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 import tempfile
+
+from sim_xray import copies_of_run, xray_on_sim
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REF = pathlib.Path(os.environ.get("INFERLINT_REFERENCE_DIR") or ROOT.parent / "shared" / "reference")
@@ -70,26 +73,30 @@ def series_doc(path: pathlib.Path, header, sample, what: str) -> int:
 
 
 def sim_xray(binary: str, sim: str, tmp: pathlib.Path) -> pathlib.Path:
-    fake = tmp / "bin"
-    fake.mkdir()
-    for name in ("vllm", "nvidia-smi"):
-        (fake / name).symlink_to(sim)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    out = tmp / "xray-run"
-    serve = (f"vllm serve Qwen/Qwen3-8B --port {port} --max-num-seqs 16 --max-model-len 2048 --num-gpu-blocks 400 "
-             "--block-size 16 --sim-time-scale 4 --sim-boot-s 1 --sim-log-interval-s 1")
-    load = ["vllm", "bench", "serve", "--model", "Qwen/Qwen3-8B", "--port", str(port), "--num-prompts", "8",
-            "--max-concurrency", "8", "--random-input-len", "256", "--random-output-len", "64", "--ignore-eos"]
-    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "INFERLINT_NVIDIA_SMI": str(fake / "nvidia-smi")}
-    env.pop("INFERLINT_ENGINE", None)
-    r = subprocess.run([binary, "xray", "-o", str(out), "--serve", serve, "--json", "--", *load], capture_output=True,
-                       env=env, timeout=300)
+    out, r = xray_on_sim(binary, sim, tmp, ["--json"])
     check((out / "results.json").is_file(), f"xray on the simulator wrote results.json: {r.stderr[-500:]!r}")
     if (out / "results.json").is_file():
         check(json.loads(r.stdout) == json.loads((out / "results.json").read_text()), "xray --json == results.json")
     return out
+
+
+def compare_docs(binary: str, run_dir: pathlib.Path, tmp: pathlib.Path, env: dict) -> list:
+    """compare --json on copies of one run: three runs an arm with every gate, one of them
+    without its after snapshot (a failed run); and one run an arm (Can't tell)."""
+    a = copies_of_run(run_dir, tmp / "cmp-a", 3)
+    b = copies_of_run(run_dir, tmp / "cmp-b", 4)
+    (b[3] / "after.snapshot.json").unlink()
+    docs = []
+    for args in (["compare", *map(str, a), "--vs", *map(str, b), "--require-gain", "output_throughput:1",
+                  "--floor", "0.95", "--max-spread", "0.2", "--paired"],
+                 ["compare", str(a[0]), "--vs", str(b[0])]):
+        r = subprocess.run([binary, *args, "--json"], capture_output=True, env=env, timeout=120)
+        doc = json.loads(r.stdout)
+        check(doc["exit_status"] == r.returncode, f"compare --json: exit_status {doc['exit_status']} is the exit status")
+        docs.append(doc)
+    check(docs[0]["arms"]["b"]["failed_runs"] == 1 and docs[0]["can_tell"], "compare: the failed run is counted")
+    check(not docs[1]["can_tell"] and docs[1]["exit_status"] == 2, "compare: one run an arm is Can't tell, exit 2")
+    return docs
 
 
 def main() -> int:
@@ -97,11 +104,12 @@ def main() -> int:
     binary, sim = str(build / "inferlint"), str(build / "inferlint-sim")
     results, xray = validator("results.schema.json"), validator("xray-results.schema.json")
     snapshot, series = validator("snapshot.schema.json"), validator("series.schema.json")
+    compare = validator("compare.schema.json")
     defs = series.schema["$defs"]
     header = jsonschema.Draft202012Validator({**defs["header"]})
     sample = jsonschema.Draft202012Validator({**defs["sample"]})
     roots = [ROOT / "examples"] + ([REF / "fixtures"] if (REF / "fixtures").is_dir() else [])
-    counts = {"snapshots": 0, "series": 0, "samples": 0, "--json": 0}
+    counts = {"snapshots": 0, "series": 0, "samples": 0, "--json": 0, "compare": 0}
     env = {k: v for k, v in os.environ.items() if k != "INFERLINT_ENGINE"}
     env["INFERLINT_TRIPWIRES"] = "all"
     with tempfile.TemporaryDirectory(prefix="inferlint-schemas-") as t:
@@ -111,6 +119,12 @@ def main() -> int:
             run_dir = roots[-1]
             if (run_dir / "results.json").is_file():
                 valid(xray, json.loads((run_dir / "results.json").read_text()), "xray results.json")
+                for doc in compare_docs(binary, run_dir, tmp, env):
+                    valid(compare, doc, "compare --json")
+                    counts["compare"] += 1
+                    bad = json.loads(json.dumps(doc))
+                    bad["arms"]["a"]["failed_runs"] = -1
+                    check(not compare.is_valid(bad), "compare schema refuses a negative failed_runs")
         else:
             print(f"simulator: left out ({sim} is not built)")
         for root in roots:

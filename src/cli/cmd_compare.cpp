@@ -104,7 +104,7 @@ std::string compare_text(const checks::Comparison& c) {
 }
 
 // The rows --format junit|github|markdown show: each comparability check, each gate,
-// and a Can't tell; labelled as themselves, not as tripwires.
+// and a Can't tell, labelled as themselves, not as tripwires; and for JUnit a suite per run.
 report::Verdicts compare_verdicts(const checks::Comparison& c, const Common& common) {
     report::Verdicts v;
     v.command = "compare";
@@ -119,6 +119,18 @@ report::Verdicts compare_verdicts(const checks::Comparison& c, const Common& com
     for (const auto& g : c.gates)
         row(g.status, g.message, g.evidence, "gate", fmt::format("gate {} {}", g.gate, checks::figure_name(g.figure)));
     if (c.cant_tell) row(Status::unknown, *c.cant_tell, Json::object(), "compare", "compare: enough completed runs");
+    // JUnit: one more suite per run, with the run's tripwires; a run that did not complete
+    // is an <error> saying why.
+    for (const auto* arm : {c.a, c.b})
+        for (const auto& r : arm->runs) {
+            report::Verdicts run;
+            run.command = "compare";
+            run.suite_name = fmt::format("inferlint compare {}: {}", arm->name, r.label);
+            run.strict = v.strict;
+            run.results = r.verdicts;
+            if (!r.completed) run.problem = "the run did not complete: " + r.failure;
+            v.suites.push_back(std::move(run));
+        }
     return v;
 }
 

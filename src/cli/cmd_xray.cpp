@@ -75,6 +75,7 @@ int xray_command(const Opts& o, const Common& common) {
     plan.engine = common.engine;
     plan.strict = common.strictness();
     plan.only = common.only;
+    if (common.format == report::Format::junit) plan.later_files.push_back("results.junit.xml");
     plan = xray::checked(std::move(plan));  // bad input: one line and exit 2, nothing started
 
     // With --json (or another document on stdout), stdout carries only that document;

@@ -89,21 +89,25 @@ std::string xml_escape(std::string_view text, XmlContext where) {
     return out;
 }
 
-std::string render_junit(const Verdicts& v) {
-    std::size_t failures = 0, errors = v.problem.empty() ? 0 : 1, skipped = 0;
+namespace {
+
+struct JunitCounts {
+    std::size_t tests = 0, failures = 0, errors = 0, skipped = 0;
+};
+
+// One <testsuite>: a testcase per result, and the problem as one more, an <error>.
+std::string junit_suite(const Verdicts& v, const std::string& name, JunitCounts& total) {
+    JunitCounts c;
+    c.errors = v.problem.empty() ? 0 : 1;
     for (const auto& r : v.results) {
-        failures += r.status == Status::fail || (r.status == Status::warn && v.strict == Strict::yes);
-        errors += r.status == Status::unknown;
-        skipped += r.status == Status::not_applicable;
+        c.failures += r.status == Status::fail || (r.status == Status::warn && v.strict == Strict::yes);
+        c.errors += r.status == Status::unknown;
+        c.skipped += r.status == Status::not_applicable;
     }
-    const std::size_t tests = v.results.size() + (v.problem.empty() ? 0 : 1);
-    const std::string suite = xml_escape("inferlint " + v.command, XmlContext::attribute);
-    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += fmt::format("<testsuites name=\"inferlint\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n", tests,
-                       failures, errors);
-    out += fmt::format(
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\">\n", suite,
-        tests, failures, errors, skipped);
+    c.tests = v.results.size() + (v.problem.empty() ? 0 : 1);
+    std::string out = fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\">\n",
+        xml_escape(name, XmlContext::attribute), c.tests, c.failures, c.errors, c.skipped);
     // One testcase per tripwire; a tripwire checked more than once (a boot log's starts)
     // is numbered from its second result on, so every name stays distinct.
     std::map<std::string, int> seen;
@@ -123,8 +127,23 @@ std::string render_junit(const Verdicts& v) {
     std::string summary = v.results.empty() ? std::string("no verdicts") : counts_summary(v.results);
     for (const auto& l : v.limits) summary += "\nwhat limited this run: " + l;
     out += fmt::format("    <system-out>{}\n</system-out>\n", xml_escape(summary, XmlContext::body));
-    out += "  </testsuite>\n</testsuites>\n";
-    return out;
+    total.tests += c.tests;
+    total.failures += c.failures;
+    total.errors += c.errors;
+    return out + "  </testsuite>\n";
+}
+
+}  // namespace
+
+std::string render_junit(const Verdicts& v) {
+    JunitCounts total;
+    auto name = [](const Verdicts& s) { return s.suite_name.empty() ? "inferlint " + s.command : s.suite_name; };
+    std::string suites = junit_suite(v, name(v), total);
+    for (const auto& s : v.suites) suites += junit_suite(s, name(s), total);
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out += fmt::format("<testsuites name=\"inferlint\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"0\">\n",
+                       total.tests, total.failures, total.errors);
+    return out + suites + "</testsuites>\n";
 }
 
 }  // namespace inferlint::report

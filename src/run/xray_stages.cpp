@@ -227,6 +227,7 @@ void Xray::finish() {
     if (fs::is_regular_file(plan_.out / "load.log", ec)) o_.files.push_back("load.log");
     if (o_.report) o_.files.push_back("report.html");
     o_.files.push_back("results.json");
+    o_.files.insert(o_.files.end(), plan_.later_files.begin(), plan_.later_files.end());
 }
 
 }  // namespace inferlint::xray::detail

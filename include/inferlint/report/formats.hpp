@@ -37,12 +37,18 @@ struct Verdicts {
         std::string title;  // "C1 Realized settings differ"
     };
     std::vector<Label> labels;
+    // JUnit only: more <testsuite>s after the command's own, each with its own results and
+    // problem (compare: one per run).
+    std::vector<Verdicts> suites;
+    // JUnit: the suite's name; empty: "inferlint <command>".
+    std::string suite_name;
 
     // The code and title of results[i]: its label, or its tripwire's from the catalog.
     Label label(std::size_t i) const;
 };
 
-// <testsuites> with one <testsuite> for the command and one <testcase> per result,
+// <testsuites> with one <testsuite> for the command (and one for each of v.suites) and
+// one <testcase> per result,
 // classname "inferlint.T8": <failure> for a failed tripwire (and a warning under
 // --strict), <error> for Can't tell, <skipped> for N/A, the message and evidence in the
 // body; a warning's in <system-out>. A problem is one more testcase, an <error>.

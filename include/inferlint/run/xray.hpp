@@ -93,6 +93,9 @@ struct Plan {
     const Engine* engine = nullptr;  // the engine named; nullptr: told from the server
     Strict strict = Strict::no;
     std::optional<std::vector<TripwireId>> only;  // the tripwires to report; nullopt: all
+    // Files the caller writes into the folder after the run (results.junit.xml), listed in
+    // results.json's "files" after results.json.
+    std::vector<std::string> later_files;
     Timings timings;
 };
 
