@@ -1,4 +1,4 @@
-// The simulator's trap tests share these (tests/unit/test_sim_traps*.cpp): a simulated
+// The simulator's tests share these (test_sim_traps*.cpp; test_sim.cpp its spawn and wait): a simulated
 // vLLM on a free port of 127.0.0.1 with its ground truth (/sim/state), its bench client,
 // inferlint's commands on what they leave, and model folders. Only processes these tests
 // start are ever signalled.

@@ -1,6 +1,6 @@
 // The simulator against inferlint's own instruments and parsers, with its ground truth
 // (/sim/state) as the answer key. Every test starts its own server on a free port.
-#include "support.hpp"
+#include "sim_traps.hpp"
 
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
@@ -28,9 +28,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double sim_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+// Spawning the simulator and waiting for it: the trap tests' helpers (sim_traps.hpp).
+using simtraps::trap_since;
+using simtraps::trap_spawn;
+using simtraps::trap_wait_exit;
 
 bool sim_alive(int pid) { return pid > 0 && ::kill(pid, 0) == 0; }
 
@@ -48,38 +49,6 @@ fs::path sim_scratch(const std::string& name) {
     return d;
 }
 
-// Runs `inferlint-sim vllm ARGS...` with its output in `log`; returns the pid.
-int spawn(const std::vector<std::string>& args, const fs::path& log) {
-    std::ofstream{log};  // there before the child writes, so readers never miss it
-    int pid = ::fork();
-    if (pid == 0) {
-        int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-        int null = ::open("/dev/null", O_RDONLY);
-        ::dup2(null, 0);
-        std::vector<std::string> all = {"inferlint-sim", "vllm"};
-        all.insert(all.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& a : all) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(INFERLINT_SIM_BINARY, argv.data());
-        _exit(127);
-    }
-    return pid;
-}
-
-// Waits for a child to exit (at most timeout_s); its exit status, or -1.
-int wait_exit(int pid, double timeout_s) {
-    auto t0 = std::chrono::steady_clock::now();
-    while (sim_since(t0) < timeout_s) {
-        int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-}
-
 // A simulated vLLM server, stopped (and its EngineCore with it) when the test ends.
 struct Sim {
     fs::path dir;
@@ -94,11 +63,11 @@ struct Sim {
         std::vector<std::string> args = {"serve", "sim/Qwen3-8B", "--port", "0", "--sim-boot-s", "0.05",
                                          "--sim-log-interval-s", "0.5"};
         args.insert(args.end(), extra.begin(), extra.end());
-        pid = spawn(args, log);
+        pid = trap_spawn(args, log);
         auto t0 = std::chrono::steady_clock::now();
         static const std::regex port_re(R"(Starting vLLM server on http://127\.0\.0\.1:(\d+))");
         static const std::regex core_re(R"(\(EngineCore pid=(\d+)\))");
-        while (sim_since(t0) < 20) {
+        while (trap_since(t0) < 20) {
             std::string text = util::read_file(log, util::AllowEmpty::yes);
             std::smatch m;
             if (!core && std::regex_search(text, m, core_re)) core = std::stoi(m[1]);
@@ -116,7 +85,7 @@ struct Sim {
         }
         if (pid > 0) {  // not ready in time: stop it here, as a throwing constructor runs no destructor
             ::kill(pid, SIGKILL);
-            wait_exit(pid, 2);
+            trap_wait_exit(pid, 2);
             if (sim_alive(core)) ::kill(core, SIGKILL);
             pid = -1;
         }
@@ -128,9 +97,9 @@ struct Sim {
     ~Sim() {
         if (pid > 0) {
             ::kill(pid, SIGTERM);
-            if (wait_exit(pid, 5) < 0) {
+            if (trap_wait_exit(pid, 5) < 0) {
                 ::kill(pid, SIGKILL);
-                wait_exit(pid, 2);
+                trap_wait_exit(pid, 2);
             }
         }
         if (sim_alive(core) && comm_of(core).starts_with("VLLM::EngineCor")) ::kill(core, SIGKILL);
@@ -141,12 +110,12 @@ struct Sim {
 // `vllm bench serve` against a simulator; the result JSON.
 Json bench(const Sim& s, int prompts, int concurrency, int in_len, int out_len) {
     fs::path log = s.dir / "load.log";
-    int pid = spawn({"bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", s.url(), "--num-prompts",
+    int pid = trap_spawn({"bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", s.url(), "--num-prompts",
                      std::to_string(prompts), "--max-concurrency", std::to_string(concurrency), "--random-input-len",
                      std::to_string(in_len), "--random-output-len", std::to_string(out_len), "--ignore-eos",
                      "--save-result", "--result-dir", s.dir.string(), "--result-filename", "bench.json"},
                     log);
-    int rc = wait_exit(pid, 60);
+    int rc = trap_wait_exit(pid, 60);
     INFO(util::read_file(log, util::AllowEmpty::yes));
     REQUIRE(rc == 0);
     CHECK(util::read_file(log).find("Starting initial single prompt test run...") != std::string::npos);
@@ -269,7 +238,7 @@ TEST_CASE("crash on the first request: probe fails, the log says why", "[sim]") 
     CHECK(r.status == Status::fail);
     CHECK(r.message == "first request failed: Internal Server Error");
     CHECK(r.evidence["alive_after"] == false);
-    CHECK(wait_exit(s.pid, 5) == 1);
+    CHECK(trap_wait_exit(s.pid, 5) == 1);
     s.pid = -1;
     std::string text = s.text();
     CHECK(text.find("EngineCore encountered a fatal error") != std::string::npos);
@@ -300,7 +269,7 @@ TEST_CASE("watch through a server that dies mid-run keeps what it recorded", "[s
     CHECK(series.samples.size() >= 3);   // the 4th answer may not get out before the kill
     CHECK(series.samples.size() <= 21);  // and the kill comes 0.2 s (4 readings) after it
     CHECK(r.out == fmt::format("{} samples -> {}\n", series.samples.size(), out.string()));
-    CHECK(wait_exit(s.pid, 2) == 128 + SIGKILL);
+    CHECK(trap_wait_exit(s.pid, 2) == 128 + SIGKILL);
     s.pid = -1;
 }
 
@@ -324,17 +293,17 @@ TEST_CASE("the EngineCore is named as vLLM's, outlives a SIGKILL of its parent, 
         std::string cmdline((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
         CHECK(cmdline.starts_with("VLLM::EngineCore"));
         ::kill(s.pid, SIGTERM);
-        CHECK(wait_exit(s.pid, 5) == 0);
+        CHECK(trap_wait_exit(s.pid, 5) == 0);
         s.pid = -1;
         auto t0 = std::chrono::steady_clock::now();
-        while (sim_alive(s.core) && sim_since(t0) < 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        while (sim_alive(s.core) && trap_since(t0) < 3) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         CHECK_FALSE(sim_alive(s.core));
         CHECK(s.text().find("[shutdown] EngineCore: trigger received signal=SIGTERM") != std::string::npos);
     }
     {
         Sim s("orphan", {"--sim-orphan-linger-s", "30"});
         ::kill(s.pid, SIGKILL);
-        CHECK(wait_exit(s.pid, 5) == 128 + SIGKILL);
+        CHECK(trap_wait_exit(s.pid, 5) == 128 + SIGKILL);
         s.pid = -1;
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         CHECK(sim_alive(s.core));  // the orphan holds on, as a real EngineCore does; ~Sim kills it
