@@ -240,15 +240,19 @@ void Xray::finish() {
             const fs::path html = plan_.out / "report.html";
             try {
                 util::write_file(html, report::render_report_html(rep));
-            } catch (const util::WriteError& e) {  // the page could not be written (a full disk)
+            } catch (const util::WriteError& e) {  // a full disk: said once, at the end
                 if (o_.write_error.empty()) o_.write_error = e.what();
-                throw;
+                return finish_files();
             }
             o_.report = html;
         } catch (const std::exception& e) {
             note(fmt::format("inferlint: no report: {}", e.what()));
         }
     }
+    finish_files();
+}
+
+void Xray::finish_files() {
     o_.files = got_.sources;
     std::error_code ec;
     if (fs::is_regular_file(plan_.out / "load.log", ec)) o_.files.push_back("load.log");

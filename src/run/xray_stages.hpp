@@ -119,6 +119,7 @@ private:
     void run_checks();
     checks::RunEvidence evidence() const;
     checks::RunVerdicts verdicts() const;
+    void finish_files();
 
     const Plan& plan_;
     const Callbacks& cb_;

@@ -79,7 +79,7 @@ bool files_write_all(int fd, std::string_view text) {
 void write_file_atomic(const fs::path& path, std::string_view text) {
     std::error_code ec;
     auto st = fs::status(path, ec);
-    if (!ec && fs::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", path.string()));
+    if (!ec && fs::is_directory(st)) files_write_failed(path, EISDIR);
     if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
         int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
         if (fd < 0) files_write_failed(path, errno);
