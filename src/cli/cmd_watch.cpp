@@ -49,8 +49,7 @@ const Registrar reg{Command{
             if (other_engine(common, served.found, fmt::format("the server at {}", o->url), "runs")) return 2;
 
             util::make_parent(o->out);
-            std::ofstream file(o->out, std::ios::out | std::ios::trunc | std::ios::binary);
-            if (!file) throw InputError(fmt::format("{}: cannot write the series file", o->out));
+            util::RecordFile file(o->out);  // every sample a whole line, a full disk included
 
             // SIGINT and SIGTERM end the recording cleanly; the old handlers come back after.
             util::SignalGuard signals({SIGINT, SIGTERM}, util::BrokenPipe::keep);
@@ -59,7 +58,7 @@ const Registrar reg{Command{
             auto note = [](const std::string& line) { std::cerr << line << "\n"; };
             run::WatchReport report = run::watch(o->url, file, opts, util::signal_caught(), scrape, note, served.found);
             file.close();
-            if (!file) throw InputError(fmt::format("{}: writing the series file failed (disk full?)", o->out));
+            if (!file) throw InputError(file.error().empty() ? o->out + ": cannot write" : file.error());
             std::cout << fmt::format("{} samples -> {}\n", report.samples, o->out);
             return 0;
         };

@@ -22,6 +22,7 @@ struct Opts {
     std::string bench_result;
     double interval_s = 0.25;
     double ready_timeout_s = 900.0;
+    std::optional<double> load_timeout_s;
     bool no_probe = false;
     std::string title;
     std::vector<std::string> load;
@@ -70,6 +71,7 @@ int xray_command(const Opts& o, const Common& common) {
     if (!o.bench_result.empty()) plan.bench_result = o.bench_result;
     plan.interval_s = o.interval_s;
     plan.ready_timeout_s = o.ready_timeout_s;
+    plan.load_timeout_s = o.load_timeout_s;
     plan.probe = !o.no_probe;
     if (!o.title.empty()) plan.title = o.title;
     plan.engine = common.engine;
@@ -91,6 +93,7 @@ int xray_command(const Opts& o, const Common& common) {
     if (common.format == report::Format::junit)
         util::write_file_atomic(plan.out / "results.junit.xml", rendered(report::Format::junit, shown));
     show(shown, common);
+    if (!outcome.write_error.empty()) std::cerr << "inferlint: " << outcome.write_error << std::endl;
     return xray::exit_code(outcome, plan.strict);
 }
 
@@ -119,6 +122,10 @@ const Registrar reg{Command{
         app.add_option("--ready-timeout", o->ready_timeout_s, "seconds to wait for boot")
             ->default_val(900.0)
             ->check(CLI::PositiveNumber);
+        app.add_option("--load-timeout", o->load_timeout_s,
+                       "seconds the load command may run; then its process group gets SIGTERM, SIGKILL after 5 s, "
+                       "and the run did not complete (default: no limit)")
+            ->check(CLI::Range(0.001, 1e9));
         app.add_flag("--no-probe", o->no_probe, "skip the 9 probe requests (T7)");
         app.add_option("--title", o->title, "report title");
         app.add_option("load", o->load, "-- the load command");

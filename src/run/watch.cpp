@@ -101,6 +101,10 @@ WatchReport watch(const std::string& base_url, std::ostream& out, const WatchOpt
             if (!wrote_header) write_header();
             out << python_json_line(row) << "\n";
             out.flush();
+            if (!out) {  // a full disk: the lines written stay, and the recording ends here
+                report.write_failed = true;
+                break;
+            }
             ++report.samples;
             failures.flush();
         } catch (const std::exception& e) {  // server gone, junk answer: a gap, never zeros

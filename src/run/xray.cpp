@@ -69,6 +69,7 @@ bool Xray::start_server() {
     stage(Stage::gpu);
     say("== is the GPU free?");
     CheckResult gate = detail::gpu_free(machine_, plan_.timings);
+    if (cut()) return false;  // the gate was cut short: it decided nothing
     const bool free = gate.status == Status::pass;
     record(std::move(gate));
     if (!free) {
@@ -230,14 +231,23 @@ Outcome run(const Plan& plan, const Callbacks& callbacks, const Machine& machine
         detail::Xray x(plan, callbacks, machine, o);
         try {
             x.collect();
+        } catch (const util::WriteError& e) {  // a file of the run could not be written (a full disk)
+            o.problem = e.what();
+            if (o.write_error.empty()) o.write_error = e.what();
+            o.completed = false;
         } catch (const std::exception& e) {
             o.problem = e.what();
             o.completed = false;
         }
+        x.mark_stopped();
         x.stop_server();
         x.finish();
     }
-    write_results(plan, o);
+    try {
+        write_results(plan, o);
+    } catch (const util::WriteError& e) {
+        if (o.write_error.empty()) o.write_error = e.what();
+    }
     return o;
 }
 
@@ -248,6 +258,7 @@ int exit_code(const Outcome& o, Strict strict) {
         warn |= r.status == Status::warn;
         unknown |= r.status == Status::unknown;
     }
+    if (!o.write_error.empty()) return 2;
     if (o.interrupted_by) return 1;
     if (o.wrong_engine) return 2;
     if (!o.problem.empty() || (o.load_exit && *o.load_exit != 0) || fail) return 1;

@@ -6,6 +6,8 @@
 #include "inferlint/run/xray.hpp"
 #include "inferlint/util/signals.hpp"
 
+#include <fmt/format.h>
+
 #include <csignal>
 #include <cstdint>
 #include <functional>
@@ -16,6 +18,16 @@
 namespace inferlint::xray::detail {
 
 using Say = std::function<void(const std::string&)>;
+
+// SIGINT, SIGTERM, SIGHUP by name; another as "signal N".
+inline std::string signal_name(int sig) {
+    if (sig == SIGINT) return "SIGINT";
+    if (sig == SIGTERM) return "SIGTERM";
+    if (sig == SIGHUP) return "SIGHUP";
+    if (sig == SIGKILL) return "SIGKILL";
+    return fmt::format("signal {}", sig);
+}
+
 
 // The signal (SIGINT, SIGTERM, SIGHUP) caught while a run's SignalGuard is installed; 0 if none.
 inline int interrupt_signal() { return util::caught_signal(); }
@@ -91,11 +103,22 @@ private:
 
 // Runs the load command in a process group of its own, its output shown line by line and
 // saved to `log`. A signal caught meanwhile is passed on: SIGINT, then SIGTERM, then
-// SIGKILL, each after the grace. nullopt and `error` when it could not start.
+// SIGKILL, each after the grace. xray stops it itself (SIGTERM, then SIGKILL after the
+// grace) once it has run for timeout_s, or server_gone_grace_s after the server it runs
+// against has exited. nullopt and `error` when it could not start.
+struct LoadLimits {
+    double grace_s = 5.0;
+    std::optional<double> timeout_s;
+    std::function<std::optional<int>()> server_exit;  // the server's exit status once it has exited
+    double server_gone_grace_s = 10.0;
+};
 struct LoadRun {
     std::optional<int> exit_status;
+    int signal = 0;  // the signal that ended it
     std::string error;
+    std::optional<LoadStop> stopped;  // xray stopped it: its time ran out, or the server was gone
+    std::optional<int> server_exit;   // the server exited during the load, with this status
 };
-LoadRun run_load(const std::vector<std::string>& argv, const fs::path& log, const Say& say, double grace_s);
+LoadRun run_load(const std::vector<std::string>& argv, const fs::path& log, const Say& say, const LoadLimits& limits);
 
 }  // namespace inferlint::xray::detail

@@ -168,6 +168,8 @@ Plan checked(Plan plan) {
     }
     if (!(plan.interval_s > 0)) throw InputError("--interval must be more than 0 seconds");
     if (!(plan.ready_timeout_s > 0)) throw InputError("--ready-timeout must be more than 0 seconds");
+    if (plan.load_timeout_s && !(*plan.load_timeout_s > 0))
+        throw InputError("--load-timeout must be more than 0 seconds");
     if (plan.requested && *plan.requested < 1) throw InputError("--requested must be at least 1");
     std::error_code ec;
     fs::create_directories(plan.out, ec);

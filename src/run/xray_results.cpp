@@ -3,6 +3,9 @@
 #include "inferlint/run/xray.hpp"
 #include "inferlint/util/files.hpp"
 
+#include <cmath>
+#include "xray_internal.hpp"
+
 namespace inferlint::xray {
 
 namespace {
@@ -21,11 +24,24 @@ Json plan_json(const Plan& p, const Outcome& o) {
     j["bench_result"] = path_or_null(p.bench_result);
     j["interval_s"] = p.interval_s;
     j["ready_timeout_s"] = p.ready_timeout_s;
+    j["load_timeout_s"] = or_null(p.load_timeout_s);
     j["probe"] = p.probe;
     j["title"] = or_null(p.title);
     j["engine"] = p.engine ? Json(p.engine->key) : Json(nullptr);
     j["strict"] = p.strict == Strict::yes;
     return j;
+}
+
+Json signal_or_null(int sig) { return sig ? Json(detail::signal_name(sig)) : Json(nullptr); }
+
+// Why xray stopped the load itself, and how.
+Json load_stop_json(const std::optional<LoadStop>& stop) {
+    if (!stop) return nullptr;
+    Json signals = Json::array();
+    for (int sig : stop->signals) signals.push_back(detail::signal_name(sig));
+    return Json{{"reason", stop->why == LoadStop::Why::timeout ? "load_timeout" : "server_exited"},
+                {"after_s", std::round(stop->after_s * 1000.0) / 1000.0},
+                {"signals", std::move(signals)}};
 }
 
 }  // namespace
@@ -54,6 +70,10 @@ Json results_document(const Plan& plan, const Outcome& o) {
                               {"tone", i.tone == report::Tone::limit ? "limit" : "ok"}});
     doc["limits"] = std::move(limits);
     doc["files"] = o.files;
+    doc["stopped_at"] = o.stopped_at ? Json(std::string(stage_name(*o.stopped_at))) : Json(nullptr);
+    doc["signal"] = signal_or_null(o.interrupted_by);
+    doc["load_signal"] = signal_or_null(o.load_signal);
+    doc["load_stopped"] = load_stop_json(o.load_stop);
     return doc;
 }
 

@@ -121,9 +121,21 @@ std::optional<std::string> server_version(const std::string& url) {
     return std::nullopt;
 }
 
+namespace {
+
+// The start gate's clock: its sleeps end early on a signal, and once one is caught its
+// time has run out, so the wait ends at once (the run then says it was interrupted).
+class GateClock final : public run::Clock {
+public:
+    double now_s() override { return steady_now_s() + (interrupted() ? 1e9 : 0.0); }
+    void sleep_s(double s) override { nap(s); }
+};
+
+}  // namespace
+
 CheckResult gpu_free(const Machine& machine, const Timings& t) {
     auto live = [&] { return static_cast<int>(machine.server_pids().size()); };
-    run::SteadyClock clock;
+    GateClock clock;
     auto res = run::wait_clear(machine.read_used, live,
                                {.interval_s = t.clear_interval_s, .timeout_s = t.gpu_gate_timeout_s}, clock);
     return checks::check_gpu_clear_to_start_server(res);

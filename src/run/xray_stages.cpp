@@ -41,10 +41,26 @@ bool Xray::run_load_stage() {
         return false;
     }
     o_.load_exit = lr.exit_status;
-    if (o_.load_exit && *o_.load_exit != 0) say(fmt::format("the load command exited with code {}", *o_.load_exit));
+    o_.load_signal = lr.signal;
+    o_.load_stop = lr.stopped;
+    if (lr.signal) {
+        say(fmt::format("the load command was killed by {}", signal_name(lr.signal)));
+    } else if (o_.load_exit && *o_.load_exit != 0) {
+        say(fmt::format("the load command exited with code {}", *o_.load_exit));
+    }
     if (cut()) return false;
-    if (after_error) {
-        o_.problem = fmt::format("the server stopped answering during the load: {}", *after_error);
+    if (lr.stopped && lr.stopped->why == LoadStop::Why::timeout) {
+        o_.problem = fmt::format("the load command ran past --load-timeout {:g} s; its process group was stopped",
+                                 *plan_.load_timeout_s);
+        o_.stopped_at = Stage::load;
+        return false;
+    }
+    if (after_error || lr.server_exit) {
+        o_.problem = lr.server_exit ? fmt::format("the server stopped answering during the load: it exited with "
+                                                  "status {}",
+                                                  *lr.server_exit)
+                                    : fmt::format("the server stopped answering during the load: {}", *after_error);
+        o_.stopped_at = Stage::load;
         // A server that died serving says why in its log (T7), unless it was killed outright.
         if (got_.boot_log) {
             auto failure = parse::classify_failure(read_log(*got_.boot_log));
@@ -59,7 +75,7 @@ bool Xray::run_load_stage() {
 std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& lr) {
     const fs::path& out = plan_.out;
     const fs::path series_path = out / "run.series.jsonl";
-    std::ofstream series_file(series_path, std::ios::out | std::ios::trunc | std::ios::binary);
+    util::RecordFile series_file(series_path);
     std::atomic<bool> stop_watch{false};
     std::thread watcher;
     // The recording ends with the load, however the load ends.
@@ -82,7 +98,12 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     });
     say("== load: " + util::shell_join(load.argv));
     got_.load_started = fs::file_time_type::clock::now();
-    lr = run_load(load.argv, out / "load.log", [this](const std::string& l) { say(l); }, plan_.timings.load_grace_s);
+    LoadLimits limits{.grace_s = plan_.timings.load_grace_s,
+                      .timeout_s = plan_.load_timeout_s,
+                      .server_exit = nullptr,
+                      .server_gone_grace_s = plan_.timings.server_gone_grace_s};
+    if (server_) limits.server_exit = [this] { return server_->exit_status(); };
+    lr = run_load(load.argv, out / "load.log", [this](const std::string& l) { say(l); }, limits);
     std::optional<std::string> after_error;
     try {
         got_.after = run::default_scraper().scrape(plan_.url);
@@ -94,6 +115,7 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     stop_watch = true;
     watcher.join();
     series_file.close();
+    if (!series_file && o_.write_error.empty()) o_.write_error = series_file.error();
     got_.sources.push_back(series_path.filename().string());
     try {
         got_.recorded = read_series(series_path);
@@ -216,12 +238,21 @@ void Xray::finish() {
                 for (const auto& i : o_.limits) say(fmt::format("- {}. {}", i.title, i.text));
             }
             const fs::path html = plan_.out / "report.html";
-            util::write_file(html, report::render_report_html(rep));
+            try {
+                util::write_file(html, report::render_report_html(rep));
+            } catch (const util::WriteError& e) {  // a full disk: said once, at the end
+                if (o_.write_error.empty()) o_.write_error = e.what();
+                return finish_files();
+            }
             o_.report = html;
         } catch (const std::exception& e) {
             note(fmt::format("inferlint: no report: {}", e.what()));
         }
     }
+    finish_files();
+}
+
+void Xray::finish_files() {
     o_.files = got_.sources;
     std::error_code ec;
     if (fs::is_regular_file(plan_.out / "load.log", ec)) o_.files.push_back("load.log");

@@ -71,6 +71,10 @@ public:
     Xray& operator=(const Xray&) = delete;
 
     void collect();
+    // After collect: a run that stopped short says in which stage.
+    void mark_stopped() {
+        if (!o_.stopped_at && (!o_.problem.empty() || o_.interrupted_by)) o_.stopped_at = current_;
+    }
     void stop_server();
     void finish();
 
@@ -82,6 +86,7 @@ private:
         if (cb_.note) cb_.note(line);
     }
     void stage(Stage s) {
+        current_ = s;
         if (cb_.on_stage) cb_.on_stage(s);
     }
     void record(CheckResult r) {
@@ -94,15 +99,10 @@ private:
         if (!interrupted()) return false;
         if (!o_.interrupted_by) {
             o_.interrupted_by = detail::interrupt_signal();
-            o_.problem = fmt::format("interrupted ({})", sigabbrev(o_.interrupted_by));
+            o_.problem = fmt::format("interrupted ({})", signal_name(o_.interrupted_by));
+            if (!o_.stopped_at) o_.stopped_at = current_;
         }
         return true;
-    }
-    static std::string sigabbrev(int sig) {
-        if (sig == SIGINT) return "SIGINT";
-        if (sig == SIGTERM) return "SIGTERM";
-        if (sig == SIGHUP) return "SIGHUP";
-        return fmt::format("signal {}", sig);
     }
     void set_engine(const Engine* e) {
         engine_ = e;
@@ -119,6 +119,7 @@ private:
     void run_checks();
     checks::RunEvidence evidence() const;
     checks::RunVerdicts verdicts() const;
+    void finish_files();
 
     const Plan& plan_;
     const Callbacks& cb_;
@@ -129,6 +130,7 @@ private:
     std::shared_ptr<ProbeJob> probe_job_;
     std::thread probe_thread_;
     const Engine* engine_ = nullptr;
+    Stage current_ = Stage::engine;
     Gathered got_;
 };
 

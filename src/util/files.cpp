@@ -51,15 +51,7 @@ void make_parent(const fs::path& path) {
     if (parent.empty()) return;
     std::error_code ec;
     fs::create_directories(parent, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot create folder ({})", parent.string(), ec.message()));
-}
-
-void write_file(const fs::path& path, std::string_view text) {
-    make_parent(path);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("{}: cannot write ({})", path.string(), std::strerror(errno)));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) throw InputError(fmt::format("{}: write failed", path.string()));
+    if (ec) throw WriteError(fmt::format("{}: cannot create folder ({})", parent.string(), ec.message()));
 }
 
 namespace {
@@ -79,7 +71,7 @@ bool files_write_all(int fd, std::string_view text) {
 }
 
 [[noreturn]] void files_write_failed(const fs::path& path, int err) {
-    throw InputError(fmt::format("{}: cannot write ({})", path.string(), std::strerror(err)));
+    throw WriteError(fmt::format("{}: cannot write ({})", path.string(), std::strerror(err)));
 }
 
 }  // namespace
@@ -87,7 +79,7 @@ bool files_write_all(int fd, std::string_view text) {
 void write_file_atomic(const fs::path& path, std::string_view text) {
     std::error_code ec;
     auto st = fs::status(path, ec);
-    if (!ec && fs::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", path.string()));
+    if (!ec && fs::is_directory(st)) files_write_failed(path, EISDIR);
     if (!ec && fs::exists(st) && !fs::is_regular_file(st)) {
         int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
         if (fd < 0) files_write_failed(path, errno);
@@ -110,5 +102,67 @@ void write_file_atomic(const fs::path& path, std::string_view text) {
         files_write_failed(path, err);
     }
 }
+
+void write_file(const fs::path& path, std::string_view text) {
+    make_parent(path);
+    write_file_atomic(path, text);
+}
+
+class RecordFile::Buffer : public std::streambuf {
+public:
+    explicit Buffer(const fs::path& path) : path_(path) {
+        fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+        if (fd_ < 0) files_write_failed(path, errno);
+    }
+    ~Buffer() override {
+        sync();
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    const std::string& error() const { return error_; }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!traits_type::eq_int_type(c, traits_type::eof())) pending_ += traits_type::to_char_type(c);
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        pending_.append(s, static_cast<std::size_t>(n));
+        return n;
+    }
+    // One piece: all of it lands, or the file is cut back to where it ended before.
+    int sync() override {
+        if (!error_.empty()) return pending_.clear(), -1;
+        if (pending_.empty()) return 0;
+        if (!files_write_all(fd_, pending_)) {
+            const int err = errno;
+            [[maybe_unused]] int cut = ::ftruncate(fd_, static_cast<off_t>(whole_));
+            error_ = fmt::format("{}: cannot write ({})", path_.string(), std::strerror(err));
+            pending_.clear();
+            return -1;
+        }
+        whole_ += pending_.size();
+        pending_.clear();
+        return 0;
+    }
+
+private:
+    fs::path path_;
+    int fd_ = -1;
+    std::string pending_;
+    std::size_t whole_ = 0;  // bytes of whole pieces in the file
+    std::string error_;
+};
+
+RecordFile::RecordFile(const fs::path& path) : std::ostream(nullptr), buffer_(std::make_unique<Buffer>(path)) {
+    rdbuf(buffer_.get());
+}
+
+RecordFile::~RecordFile() = default;
+
+const std::string& RecordFile::error() const { return buffer_->error(); }
+
+void RecordFile::close() { flush(); }
 
 }  // namespace inferlint::util

@@ -88,15 +88,20 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
     return res;
 }
 
-std::optional<int> poll_exit(int pid) {
+std::optional<ExitInfo> poll_exit_info(int pid) {
     int status = 0;
     pid_t got;
     do {
         got = ::waitpid(pid, &status, WNOHANG);
     } while (got < 0 && errno == EINTR);
-    if (got == pid) return status_of(status);
-    if (got < 0) return 1;  // not our child any more (reaped elsewhere): it has exited
+    if (got == pid) return ExitInfo{status_of(status), WIFSIGNALED(status) ? WTERMSIG(status) : 0};
+    if (got < 0) return ExitInfo{1, 0};  // not our child any more (reaped elsewhere): it has exited
     return std::nullopt;
+}
+
+std::optional<int> poll_exit(int pid) {
+    auto info = poll_exit_info(pid);
+    return info ? std::optional<int>(info->status) : std::nullopt;
 }
 
 std::optional<int> wait_exit(int pid, double timeout_s) {

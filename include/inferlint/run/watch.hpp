@@ -24,6 +24,7 @@ struct WatchReport {
     long long samples = 0;        // lines written
     long long gaps = 0;           // scrapes that failed (nothing written for them)
     long long skipped_ticks = 0;  // ticks missed because a scrape ran past them
+    bool write_failed = false;    // a line could not be written (a full disk): the recording stopped there
 };
 
 // The monotonic clock and a sleep that returns early when `stop` is set, so tests can
@@ -41,7 +42,8 @@ using NoteFn = std::function<void(const std::string& line)>;
 // Samples until `stop` is set or the duration has passed, writing the header and one line
 // per successful scrape to `out`, flushed after each. A failed scrape is a gap (a note,
 // never a row of zeros). `engine`: the engine serving at base_url; nullptr to take it from
-// the first scrape that succeeds. The header is written even when no scrape succeeds.
+// the first scrape that succeeds. The header is written even when no scrape succeeds. A
+// line that cannot be written ends the recording (write_failed).
 WatchReport watch(const std::string& base_url, std::ostream& out, const WatchOptions& options,
                   const std::atomic<bool>& stop, const ScrapeFn& scrape, const NoteFn& note,
                   const Engine* engine = nullptr, const WatchClock& clock = system_watch_clock());

@@ -76,6 +76,7 @@ struct Timings {
     double stop_grace_s = 30.0;        // SIGTERM to the server, then SIGKILL after this
     double clear_timeout_s = 120.0;    // consecutive clear readings after the stop
     double load_grace_s = 5.0;         // an interrupted load: SIGINT, then SIGTERM, then SIGKILL
+    double server_gone_grace_s = 10.0; // the load may run on this long after the server it ran against exited
 };
 
 struct Plan {
@@ -88,6 +89,7 @@ struct Plan {
     std::optional<fs::path> bench_result;
     double interval_s = 0.25;
     double ready_timeout_s = 900.0;
+    std::optional<double> load_timeout_s;  // --load-timeout: the load's group is stopped after this
     bool probe = true;
     std::optional<std::string> title;
     const Engine* engine = nullptr;  // the engine named; nullptr: told from the server
@@ -125,13 +127,26 @@ struct Callbacks {
     std::function<void(Stage)> on_stage;           // called as each stage begins (tests)
 };
 
+// Why xray stopped the load command before it ended by itself (a signal to xray is
+// Outcome::interrupted_by): its group got SIGTERM, then SIGKILL after the grace.
+struct LoadStop {
+    enum class Why { timeout, server_exited };
+    Why why;
+    double after_s = 0;            // how long the load had run
+    std::vector<int> signals;      // the signals its group got, in order
+};
+
 struct Outcome {
     std::vector<CheckResult> results;
     std::optional<int> load_exit;
+    int load_signal = 0;               // the signal that ended the load command; 0 if none
+    std::optional<LoadStop> load_stop;
     std::optional<fs::path> report;
     std::string problem;  // why the run stopped early; empty when it did not
     bool wrong_engine = false;  // stopped because the server is another engine's than the one named
-    int interrupted_by = 0;     // the signal (SIGINT, SIGTERM) that cut the run short; 0 if none
+    int interrupted_by = 0;     // the signal (SIGINT, SIGTERM, SIGHUP) that cut the run short; 0 if none
+    std::optional<Stage> stopped_at;  // the stage in progress when the run was cut short
+    std::string write_error;          // the first file of the run that could not be written (a full disk)
     bool completed = false;     // every stage ran and the load command exited 0
     std::vector<report::Insight> limits;
     std::vector<std::string> files;  // the files written into the folder
@@ -141,13 +156,13 @@ struct Outcome {
 };
 
 // Runs the whole sequence on a checked plan. Findings never throw; they are results.
-// SIGINT and SIGTERM are caught while it runs: the stage in progress ends, the server is
+// SIGINT, SIGTERM and SIGHUP are caught while it runs: the stage in progress ends, the server is
 // stopped, and what was recorded is written out.
 Outcome run(const Plan& plan, const Callbacks& callbacks, const Machine& machine = real_machine());
 
 // 0 every tripwire passed; 1 a tripwire failed, or the run did not complete (stopped
-// early, the load failed, interrupted); 2 a check could not decide, or the server is
-// another engine's than the one named.
+// early, the load failed or was stopped, interrupted); 2 a check could not decide, a file
+// of the run could not be written, or the server is another engine's than the one named.
 int exit_code(const Outcome& outcome, Strict strict);
 
 // ---- results.json (xray_results.cpp) ----
@@ -155,7 +170,7 @@ int exit_code(const Outcome& outcome, Strict strict);
 inline constexpr const char* kResultsSchema = "inferlint.xray/1";
 
 // {schema, completed, exit_status, interrupted, problem, load_exit, versions, plan,
-//  counts, results, limits, files}
+//  counts, results, limits, files, stopped_at, signal, load_signal, load_stopped}
 Json results_document(const Plan& plan, const Outcome& outcome);
 void write_results(const Plan& plan, const Outcome& outcome);
 

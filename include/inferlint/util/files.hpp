@@ -1,12 +1,23 @@
 // Reading whole files with errors a user can act on.
 #pragma once
 
+#include "inferlint/util/error.hpp"
+
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 
 namespace inferlint::util {
+
+// A file this program writes could not be written (a full disk, a folder not writable):
+// bad input as far as the exit status goes (2), told apart by those that carry on.
+class WriteError : public InputError {
+public:
+    using InputError::InputError;
+};
 
 enum class AllowEmpty { no, yes };
 
@@ -18,7 +29,8 @@ std::string read_file(const std::filesystem::path& path, AllowEmpty allow_empty 
 // True when the text looks like binary junk (NUL bytes in its first 64 KiB).
 bool looks_binary(std::string_view text);
 
-// Writes text to path, creating the parent folder (so -o runs/today/x works).
+// Writes text to path whole or not at all (write_file_atomic), creating the parent folder
+// (so -o runs/today/x works).
 void write_file(const std::filesystem::path& path, std::string_view text);
 
 // Writes text to path whole or not at all: into a temporary file beside it, then renamed
@@ -30,5 +42,25 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view text)
 
 // Makes the parent folder of path.
 void make_parent(const std::filesystem::path& path);
+
+// A file of records, one a line (a series recording), each written whole or not at all:
+// what is written between two flushes goes out as one piece, and a piece cut short (a full
+// disk) is cut back off, so the file always ends after its last whole record. Opened
+// empty; throws InputError naming the path when it cannot be. After a failed write the
+// stream is bad, and error() says why, naming the path.
+class RecordFile : public std::ostream {
+public:
+    explicit RecordFile(const std::filesystem::path& path);
+    ~RecordFile() override;
+    RecordFile(const RecordFile&) = delete;
+    RecordFile& operator=(const RecordFile&) = delete;
+
+    const std::string& error() const;
+    void close();  // flushes; the stream is bad if that failed
+
+private:
+    class Buffer;
+    std::unique_ptr<Buffer> buffer_;
+};
 
 }  // namespace inferlint::util

@@ -46,6 +46,14 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
 // one killed by a signal), once it has exited; nullopt while it runs. Reaps the child.
 std::optional<int> poll_exit(int pid);
 
+// The same, with the signal that killed the child (0 when it exited by itself), which a
+// status of 128 + N alone cannot tell from an exit with that code.
+struct ExitInfo {
+    int status = 0;
+    int signal = 0;
+};
+std::optional<ExitInfo> poll_exit_info(int pid);
+
 // Waits for the child to exit (at most timeout_s); its status as poll_exit gives it.
 std::optional<int> wait_exit(int pid, double timeout_s);
 
