@@ -14,6 +14,7 @@
 #include "fuzz/fuzz_nvidia_smi.cpp"
 #include "fuzz/fuzz_procfs.cpp"
 #include "fuzz/fuzz_prom.cpp"
+#include "fuzz/fuzz_prom_api.cpp"
 #include "fuzz/fuzz_pyliteral.cpp"
 #include "fuzz/fuzz_series_file.cpp"
 #include "fuzz/fuzz_series_line.cpp"
@@ -40,7 +41,7 @@ const std::map<std::string, FuzzOne>& fuzz_targets() {
         {"bootlog_trtllm", f::one_bootlog_trtllm}, {"bootlog_vllm", f::one_bootlog_vllm},
         {"failures", f::one_failures}, {"http", f::one_http}, {"loadlog", f::one_loadlog}, {"log_stamps", f::one_log_stamps},
         {"model_config", f::one_model_config}, {"nvidia_smi", f::one_nvidia_smi}, {"procfs", f::one_procfs},
-        {"prom", f::one_prom}, {"pyliteral", f::one_pyliteral}, {"series_file", f::one_series_file},
+        {"prom", f::one_prom}, {"prom_api", f::one_prom_api}, {"pyliteral", f::one_pyliteral}, {"series_file", f::one_series_file},
         {"series_line", f::one_series_line}, {"snapshot", f::one_snapshot}, {"url", f::one_url}};
     return all;
 }
