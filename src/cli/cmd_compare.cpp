@@ -145,7 +145,10 @@ int run_compare(Opts o, const Common& common) {
     auto b = run::read_arm(o.name_b, o.b, common.engine, accept);
     if (!b) return 2;
     for (auto* arm : {&*a, &*b})
-        for (auto& r : arm->runs) r.verdicts = common.selected(std::move(r.verdicts));
+        for (auto& r : arm->runs) {
+            r.verdicts = common.selected(std::move(r.verdicts));
+            for (const auto& n : r.notes) std::cerr << n << "\n";
+        }
     checks::Comparison c = checks::compare_arms(*a, *b, options);
     int status = c.exit_code();
     if (common.strict && status != 1)

@@ -137,6 +137,7 @@ int run_report(Opts o, const Common& common) {
 
     auto loaded = run::load_run(file_set(o, load_log), common.engine, refuse_other_engine(common));
     if (!loaded || !engines_agree(loaded->engines, common)) return 2;
+    for (const auto& n : loaded->notes) std::cerr << n << "\n";
     checks::RunEvidence& ev = loaded->evidence;
     ev.requested = o.requested ? o.requested
                    : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)

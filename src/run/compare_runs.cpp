@@ -146,6 +146,7 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
     if (r.has_boot) r.config = checks::realized_config(ev.boots.front().facts);
     r.load = checks::load_shape(ev.bench ? &*ev.bench : nullptr, asked_load(argv));
     r.verdicts = std::move(verdicts.results);
+    r.notes = std::move(loaded->notes);
     return r;
 }
 

@@ -99,6 +99,9 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
         run.series = read_series(*files.series);
         if (!said(run.series->named_engine(), files.series->string())) return std::nullopt;
         ev.series = summarize(*run.series);
+        if (const long long n = run.series->skipped_lines; n > 0)
+            run.notes.push_back(fmt::format("note: {}: skipped {} line{} that {} not JSON", files.series->string(), n,
+                                            n == 1 ? "" : "s", n == 1 ? "is" : "are"));
     }
     for (const auto& log : files.boot_logs) {
         // The engine, from the log's head: the walk stops there.

@@ -71,6 +71,7 @@ struct ArmRun {
     std::vector<ConfigField> config;    // T17's fields of its first start
     bool has_boot = false;
     LoadShape load;
+    std::vector<std::string> notes;  // for stderr: what its files' reading said (cut lines)
 };
 
 struct Arm {

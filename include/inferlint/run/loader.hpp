@@ -56,6 +56,9 @@ struct LoadedRun {
     std::optional<double> boot_s;  // the first log: first stamped line to ready
     // What each input says about its engine (nullptr: nothing), with its name.
     std::vector<std::pair<const Engine*, std::string>> engines;
+    // Lines for stderr about what was read around ("note: F: skipped 1 line that is not
+    // JSON"): a recording cut mid-line is read as the shorter recording it is, and said.
+    std::vector<std::string> notes;
 };
 
 // Reads the snapshots, the recording, the boot logs (engines first, from each log's head,
