@@ -24,6 +24,7 @@ const Registrar reg{Command{
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000")->required();
+        add_http_options(app);
         app.add_option("-o,--out", o->out, "snapshot file to write")->required();
         return [o](const Common& common) -> int {
             auto served = run::served_snapshot(o->url, common.engine);
