@@ -31,10 +31,12 @@ struct OptsTestServer {
     std::mutex mu;
     std::vector<std::string> seen;  // "METHOD PATH auth=<Authorization> x=<X-Team>"
     OptsTestServer() {
-        svr.set_logger([this](const httplib::Request& q, const httplib::Response&) {
+        // Before routing, so it is recorded before the answer goes out (a logger runs after).
+        svr.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response&) {
             std::lock_guard lock(mu);
             seen.push_back(q.method + " " + q.path + " auth=" + q.get_header_value("Authorization") +
                            " x=" + q.get_header_value("X-Team"));
+            return httplib::Server::HandlerResponse::Unhandled;
         });
     }
     void start() {
