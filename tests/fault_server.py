@@ -11,7 +11,8 @@ until killed). The modes are the ways a server hangs, dies or lies:
   reset      a 200 with Content-Length 1,000,000 that resets after 1,000 bytes
   badchunk   a chunked 200 whose chunk size is not hex
   html       a 200 HTML login page on every path (a proxy's sign-in)
-  redirect   302 to a port nobody listens on
+  redirect   302 to a port nobody listens on (followed: the port's refusal, naming both URLs)
+  loop       302 to the path asked for, again and again (a redirect loop)
   flap       vLLM metrics, but every other second the connection is closed unanswered
   restart    vLLM metrics whose counters start again from zero on every request
 """
@@ -63,7 +64,8 @@ def read_request(c):
 
 
 def answer(c, mode):
-    if read_request(c) is None:
+    request = read_request(c)
+    if request is None:
         return
     served[0] += 1
     if mode == "never":
@@ -91,6 +93,9 @@ def answer(c, mode):
         c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(LOGIN) + LOGIN)
     elif mode == "redirect":
         c.sendall(b"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%d/metrics\r\nContent-Length: 0\r\n\r\n" % dead_port())
+    elif mode == "loop":
+        path = request.split(b"\r\n", 1)[0].split(b" ")[1]
+        c.sendall(b"HTTP/1.1 302 Found\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n" % path)
     elif mode in ("flap", "restart"):
         if mode == "flap" and int(time.monotonic() - START) % 2 == 1:
             return

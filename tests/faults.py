@@ -18,7 +18,11 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAULTS = ["never", "forever", "drip", "http500", "garbage", "reset", "badchunk", "html", "redirect"]
+FAULTS = ["never", "forever", "drip", "http500", "garbage", "reset", "badchunk", "html", "redirect", "loop"]
+# What the one line says for the faults whose words are known: a redirect is followed (to a
+# dead port there, which names both URLs), and a loop is cut off after 10 hops.
+SAID = {"redirect": ["nothing answers there", "(redirected from %(url)s/"],
+        "loop": ["more than 10 redirects", "%(url)s/"]}
 MAX_RSS_KB = 128 * 1024
 failures = []
 
@@ -102,6 +106,9 @@ def bad_answer_cases(inferlint, tmp):
             check(rc == 2, "%s: exit %s, not 2" % (what, rc))
             check(len(lines) == 1 and lines[0].startswith("inferlint: ") and "127.0.0.1" in lines[0],
                   "%s: not one line naming the URL: %r" % (what, err))
+            for words in SAID.get(mode, []):
+                check(words % {"url": servers[mode].url} in said, "%s: the line does not say %r: %r"
+                      % (what, words % {"url": servers[mode].url}, said))
             if name == "snapshot":
                 check(not os.path.exists(out), "%s: left %s behind" % (what, out))
             elif os.path.exists(out):

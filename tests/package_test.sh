@@ -25,14 +25,21 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Architecture)" = "$(dpkg --print-architecture)" ] || bad "Architecture: $(field Architecture)"
 [ "$(field Section)" = utils ] || bad "Section: $(field Section)"
 [ -n "$(field Maintainer)" ] && [ -n "$(field Description)" ] || bad "no Maintainer or Description"
-# dpkg-shlibdeps: the C library, with a version; libstdc++ is linked in, so not needed.
+# dpkg-shlibdeps: the C library, with a version; cpp-httplib and OpenSSL for the https
+# module. libstdc++ is linked into the program itself (the module, loaded only for https,
+# uses the shared one, as cpp-httplib does).
 field Depends | grep -Eq '(^|, )libc6 \(>= [0-9.]+\)' || bad "Depends has no versioned libc6: $(field Depends)"
-field Depends | grep -q 'libstdc++' && bad "Depends names libstdc++, which is linked in: $(field Depends)"
+field Depends | grep -q 'libcpp-httplib' || bad "Depends has no libcpp-httplib (the https module): $(field Depends)"
 
 dpkg -x "$deb" "$tmp/root"
 bin="$tmp/root/usr/bin/inferlint"
 [ "$("$bin" --version)" = "inferlint $version" ] || bad "--version of the unpacked binary"
 "$bin" explain T1 | grep -q "Silent preemption" || bad "explain T1 of the unpacked binary"
+readelf -d "$bin" | grep -q 'NEEDED.*libstdc++' && bad "the program needs the shared libstdc++, which is linked in"
+[ -s "$tmp/root/usr/lib/inferlint/inferlint-https.so" ] || bad "the package has no usr/lib/inferlint/inferlint-https.so"
+# The unpacked program finds its https module: nothing listens on port 1, and it says so.
+said=$("$bin" snapshot https://127.0.0.1:1 -o "$tmp/s.json" 2>&1 || true)
+grep -q "nothing answers there" <<<"$said" || bad "the unpacked binary does not find its https module: $said"
 for f in usr/share/man/man1/inferlint.1.gz usr/share/bash-completion/completions/inferlint \
          usr/share/zsh/site-functions/_inferlint usr/share/fish/vendor_completions.d/inferlint.fish \
          usr/share/doc/inferlint/README.md usr/share/doc/inferlint/tripwires.md \

@@ -4,6 +4,7 @@
 
 #include "inferlint/run/teardown.hpp"
 #include "inferlint/util/error.hpp"
+#include "inferlint/util/http.hpp"
 
 #include <fmt/format.h>
 
@@ -12,6 +13,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <streambuf>
@@ -248,6 +251,56 @@ void add_clear_card_options(CLI::App& app, run::WaitOptions& o) {
         ->check(CLI::Range(1, INT_MAX))
         ->capture_default_str();
     app.add_option("--timeout", o.timeout_s, "seconds to wait for a clear card")->capture_default_str();
+}
+
+void add_http_options(CLI::App& app) {
+    struct Given {
+        std::vector<std::string> headers;
+        std::string api_key, ca_cert;
+        bool insecure = false;
+    };
+    auto given = std::make_shared<Given>();
+    app.add_option("--header", given->headers, "send this header with every request (repeatable)")
+        ->type_name("'NAME: VALUE'")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check([](const std::string& v) -> std::string {
+            try {
+                util::parse_header(v);
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return "";
+        });
+    app.add_option("--api-key", given->api_key,
+                   "the server's API key, sent as 'Authorization: Bearer KEY' to its /v1 endpoints")
+        ->type_name("KEY")
+        ->envname("VLLM_API_KEY");
+    app.add_option("--ca-cert", given->ca_cert, "https: trust the CAs in this PEM file too")
+        ->type_name("FILE")
+        ->check([](const std::string& v) -> std::string {
+            std::error_code ec;
+            if (!std::filesystem::is_regular_file(v, ec)) return fmt::format("no such file: {}", v);
+            std::ifstream in(v, std::ios::binary);
+            std::string head(64 << 10, '\0');
+            in.read(head.data(), static_cast<std::streamsize>(head.size()));
+            head.resize(static_cast<std::size_t>(in.gcount()));
+            return head.find("-----BEGIN CERTIFICATE-----") != std::string::npos
+                       ? ""
+                       : fmt::format("{}: not a PEM file of certificates", v);
+        });
+    app.add_flag("--insecure", given->insecure, "https: do not check the server's certificate (said on stderr)");
+    app.parse_complete_callback([given] {
+        util::HttpOptions http;
+        for (const auto& h : given->headers) http.headers.push_back(util::parse_header(h));
+        if (!given->api_key.empty()) http.api_key = given->api_key;
+        if (!given->ca_cert.empty()) http.ca_cert = given->ca_cert;
+        http.insecure = given->insecure;
+        util::set_http_options(std::move(http));
+        if (given->insecure)
+            std::cerr << "note: --insecure: https certificates are not checked; anyone on the way to the server "
+                         "can read and change its answers\n";
+    });
 }
 
 void add_requested_option(CLI::App& app, std::optional<checks::Requested>& requested, const std::string& help) {

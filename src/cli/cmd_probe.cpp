@@ -20,6 +20,7 @@ const Registrar reg{Command{
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000")->required();
+        add_http_options(app);
         app.add_option("--model", o->model, "model to ask (default: the first one /v1/models lists)");
         app.add_option("--concurrency", o->probe.concurrency, "requests in the burst")
             ->default_val(8)

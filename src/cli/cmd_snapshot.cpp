@@ -41,6 +41,7 @@ const Registrar reg{Command{
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000");
+        add_http_options(app);
         app.add_option("-o,--out", o->out, "snapshot file to write")->required();
         app.add_option("--prometheus", o->prometheus,
                        "read the replica from this Prometheus (or Thanos, Mimir, VictoriaMetrics) instead of the "

@@ -34,6 +34,7 @@ const Registrar reg{Command{
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->url, "the server's address, e.g. http://127.0.0.1:8000")->required();
+        add_http_options(app);
         app.add_option("-o,--out", o->out, "series file to write")->required();
         app.add_option("--interval", o->interval_s, "seconds between readings")
             ->default_val(0.5)

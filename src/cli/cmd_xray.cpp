@@ -129,6 +129,7 @@ const Registrar reg{Command{
         app.add_flag("--no-probe", o->no_probe, "skip the 9 probe requests (T7)");
         app.add_option("--title", o->title, "report title");
         app.add_option("load", o->load, "-- the load command");
+        add_http_options(app);
         return [o](const Common& common) -> int { return xray_command(*o, common); };
     }}};
 

@@ -121,6 +121,12 @@ const Engine& effective_engine(const Common& common, const Engine* found);
 // every command. 0 or below is refused (exit 2) with one line naming the option.
 void add_requested_option(CLI::App& app, std::optional<checks::Requested>& requested, const std::string& help);
 
+// --header (repeatable), --api-key (default $VLLM_API_KEY), --ca-cert and --insecure, on
+// every command that talks to a server: once the command line is read they become the
+// process's util::HttpOptions, which every request of the command then uses. --insecure
+// is said on stderr.
+void add_http_options(CLI::App& app);
+
 // --max-used-mib, --consecutive and --timeout: T2's wait for a free card, as gpu-inspect
 // and teardown take it, bound to `wait` with its values as the defaults.
 void add_clear_card_options(CLI::App& app, run::WaitOptions& wait);

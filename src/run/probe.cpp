@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <tuple>
 #include <exception>
@@ -64,6 +65,29 @@ ProbeReply post_completion(const ProbeHttp& http, const std::string& url, const 
     return r;
 }
 
+// 401 from a /v1 endpoint: the server was started with --api-key. A setup error (exit 2),
+// not a server that fails T7.
+class WantsApiKey : public InputError {
+public:
+    explicit WantsApiKey(const std::string& url)
+        : InputError(util::http_options().api_key || has_authorization()
+                         ? fmt::format("{}: HTTP 401 Unauthorized: the server refused the API key given "
+                                       "(--api-key, VLLM_API_KEY or --header)",
+                                       url)
+                         : fmt::format("{}: HTTP 401 Unauthorized: the server wants an API key (give it with "
+                                       "--api-key KEY or VLLM_API_KEY)",
+                                       url)) {}
+
+private:
+    static bool has_authorization() {
+        for (const auto& [name, value] : util::http_options().headers)
+            if (name.size() == 13 && std::equal(name.begin(), name.end(), "authorization",
+                                                [](char a, char b) { return std::tolower(a) == b; }))
+                return true;
+        return false;
+    }
+};
+
 bool alive(const ProbeHttp& http, const std::string& base, double timeout_s) {
     try {
         return http.get(base + "/health", timeout_s).first == 200;
@@ -76,6 +100,7 @@ bool alive(const ProbeHttp& http, const std::string& base, double timeout_s) {
 std::string first_model(const ProbeHttp& http, const std::string& base, double timeout_s) {
     const std::string url = base + "/v1/models";
     auto [status, body] = http.get(url, timeout_s);
+    if (status == 401) throw WantsApiKey(url);
     if (status != 200) throw InputError(fmt::format("{}: HTTP {} {}", url, status, reason_phrase(status)));
     Json doc = Json::parse(body, nullptr, false);
     if (doc.is_discarded()) throw InputError(fmt::format("{}: the answer is not JSON", url));
@@ -120,6 +145,8 @@ checks::ProbeRecord probe_record(const std::string& base_url, const ProbeOptions
     rec.concurrency = options.concurrency;
     try {
         rec.model = options.model ? *options.model : first_model(http, base, options.list_timeout_s);
+    } catch (const WantsApiKey&) {
+        throw;
     } catch (const std::exception& e) {
         rec.list_error = e.what();
         return rec;
@@ -129,6 +156,7 @@ checks::ProbeRecord probe_record(const std::string& base_url, const ProbeOptions
     const std::string url = base + "/v1/completions";
 
     rec.first = post_completion(http, url, text, options.timeout_s);
+    if (rec.first->status == 401) throw WantsApiKey(url);
     if (!rec.first->ok) {
         rec.alive_after = alive(http, base, options.health_timeout_s);
         return rec;

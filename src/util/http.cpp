@@ -1,6 +1,8 @@
+// The plain-HTTP transport: HTTP/1.1 over a POSIX socket, one request per connection.
 #include "inferlint/util/http.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "http_internal.hpp"
 #include "http_text.hpp"
 #include "text.hpp"
 
@@ -106,9 +108,9 @@ struct Head {
 // size. Every failure is an InputError whose text names the URL.
 class Exchange {
 public:
-    Exchange(const std::string& url, const HttpLimits& limits)
-        : url_(url), limits_(limits), scratch_(std::size_t{64} << 10) {
-        if (limits.total_s) total_end_ = Clock::now() + span(*limits.total_s);
+    Exchange(const http_detail::Request& req, const HttpLimits& limits)
+        : req_(req), url_(req.url), limits_(limits), scratch_(std::size_t{64} << 10) {
+        if (req.total_left_s) total_end_ = Clock::now() + span(*req.total_left_s);
     }
 
     // Tries each address the host resolves to, each for up to connect_s, so a dead first
@@ -122,8 +124,8 @@ public:
         addrinfo* found = nullptr;
         const std::string port = std::to_string(base.port);
         if (int rc = ::getaddrinfo(base.host.c_str(), port.c_str(), &hints, &found); rc != 0)
-            throw InputError(fmt::format("cannot connect to {}: cannot find the host '{}' ({})", url_,
-                                         base.host, ::gai_strerror(rc)));
+            throw InputError(fmt::format("cannot connect to {}: cannot find the host '{}'{} ({})", url_,
+                                         base.host, req_.proxy ? " (the proxy)" : "", ::gai_strerror(rc)));
         std::unique_ptr<addrinfo, FreeAddrInfo> owned(found);
         for (const addrinfo* a = found; a; a = a->ai_next) {
             Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
@@ -140,9 +142,7 @@ public:
             sock_ = std::move(s);
             return;
         }
-        throw InputError(fmt::format("cannot connect to {}: nothing answers there (is the server up, and "
-                                     "is this its address and port?)",
-                                     url_));
+        throw InputError(http_detail::cannot_connect(req_));
     }
 
     void send_all(std::string_view data) {
@@ -380,17 +380,9 @@ private:
         }
     }
 
-    [[noreturn]] void fail_read() const {
-        throw InputError(fmt::format("{}: no answer within {:g} s, or the connection was closed mid-answer",
-                                     url_, limits_.read_s));
-    }
-    [[noreturn]] void fail_total() const {
-        throw InputError(fmt::format("{}: no complete answer within {:g} s", url_, *limits_.total_s));
-    }
-    [[noreturn]] void fail_too_big() const {
-        throw InputError(fmt::format("{}: the answer is larger than {} MiB; is this the server's address?",
-                                     url_, limits_.max_body_bytes >> 20));
-    }
+    [[noreturn]] void fail_read() const { throw InputError(http_detail::no_answer(url_, limits_)); }
+    [[noreturn]] void fail_total() const { throw InputError(http_detail::no_complete_answer(url_, limits_)); }
+    [[noreturn]] void fail_too_big() const { throw InputError(http_detail::too_big(url_, limits_)); }
     [[noreturn]] void not_http(std::string_view start) const {
         throw InputError(fmt::format("{}: not an HTTP answer (it began \"{}\"); is this the server's "
                                      "address?",
@@ -406,6 +398,7 @@ private:
         malformed("chunk");
     }
 
+    const http_detail::Request& req_;
     const std::string& url_;
     const HttpLimits& limits_;
     std::optional<Clock::time_point> total_end_;
@@ -415,36 +408,49 @@ private:
     std::vector<char> scratch_;  // recv's landing place
 };
 
-HttpResponse exchange(const std::string& url, const std::string& method, const std::string* body,
-                      const HttpLimits& limits) {
-    http_text::HttpTarget t = http_text::split_url(url);
-    Exchange ex(url, limits);
-    ex.connect(t.base);
-    ex.send_all(http_text::request_text(t, method, body));
-    Head head = ex.read_final_head();
-    std::string raw = ex.read_body(head);
-    HttpResponse response;
-    response.status = head.status;
-    response.content_type = head.value("content-type");
-    response.body = valid_utf8(raw);
-    return response;
-}
-
 }  // namespace
 
-HttpResponse http_get(const std::string& url, const HttpLimits& limits) {
-    return exchange(url, "GET", nullptr, limits);
+namespace http_detail {
+
+std::string cannot_connect(const Request& req) {
+    if (req.proxy)
+        return fmt::format("cannot connect to {}: its proxy {} does not answer (is http_proxy/https_proxy right, "
+                           "or should no_proxy name this host?)",
+                           req.url, req.proxy->where.str());
+    return fmt::format("cannot connect to {}: nothing answers there (is the server up, and is this its address "
+                       "and port?)",
+                       req.url);
 }
 
-HttpResponse http_post_json(const std::string& url, const std::string& json_body, const HttpLimits& limits) {
-    return exchange(url, "POST", &json_body, limits);
+std::string no_answer(const std::string& url, const HttpLimits& limits) {
+    return fmt::format("{}: no answer within {:g} s, or the connection was closed mid-answer", url, limits.read_s);
 }
 
-std::string get_text(const std::string& url, const HttpLimits& limits) {
-    HttpResponse r = http_get(url, limits);
-    if (r.status < 200 || r.status >= 300)
-        throw InputError(fmt::format("{}: HTTP {} {}", url, r.status, r.reason()));
-    return std::move(r.body);
+std::string no_complete_answer(const std::string& url, const HttpLimits& limits) {
+    return fmt::format("{}: no complete answer within {:g} s", url, limits.total_s.value_or(limits.read_s));
 }
+
+std::string too_big(const std::string& url, const HttpLimits& limits) {
+    return fmt::format("{}: the answer is larger than {} MiB; is this the server's address?", url,
+                       limits.max_body_bytes >> 20);
+}
+
+Answer plain_exchange(const Request& req, const HttpLimits& limits) {
+    Exchange ex(req, limits);
+    ex.connect(req.proxy ? req.proxy->where : req.target.base);
+    http_text::HeaderList headers = req.headers;
+    if (req.proxy && !req.proxy->credentials.empty())
+        headers.emplace_back("Proxy-Authorization", "Basic " + http_text::base64(req.proxy->credentials));
+    ex.send_all(http_text::request_text(req.target, req.method, req.body, headers, req.proxy.has_value()));
+    Head head = ex.read_final_head();
+    Answer answer;
+    answer.status = head.status;
+    answer.content_type = head.value("content-type");
+    answer.location = head.value("location");
+    answer.body = ex.read_body(head);
+    return answer;
+}
+
+}  // namespace http_detail
 
 }  // namespace inferlint::util

@@ -9,10 +9,6 @@ namespace inferlint::util {
 
 namespace http_text {
 
-namespace {
-
-// The path as it may stand on the request line: spaces, control bytes and non-ASCII are
-// percent-encoded, so a pasted URL cannot break the request (or inject a header).
 std::string request_target(std::string_view path) {
     static constexpr char kHex[] = "0123456789ABCDEF";
     std::string out;
@@ -29,8 +25,6 @@ std::string request_target(std::string_view path) {
     return out;
 }
 
-}  // namespace
-
 HttpTarget split_url(const std::string& url) {
     std::string_view s = text::trim(url, text::kHttpSpace);
     std::size_t start = 0;
@@ -41,16 +35,48 @@ HttpTarget split_url(const std::string& url) {
     return {parse_base_url(s.substr(0, slash)), path};
 }
 
-std::string request_text(const HttpTarget& t, const std::string& method, const std::string* body) {
+bool has_header(const HeaderList& headers, std::string_view name) {
+    const std::string want = text::lower(name);
+    for (const auto& h : headers)
+        if (text::lower(h.first) == want) return true;
+    return false;
+}
+
+std::string request_text(const HttpTarget& t, std::string_view method, const std::string* body,
+                         const HeaderList& extra, bool via_proxy) {
     const bool v6 = t.base.host.find(':') != std::string::npos;
-    std::string req = fmt::format("{} {} HTTP/1.1\r\nHost: {}{}{}:{}\r\nAccept: */*\r\nConnection: close\r\n"
-                                  "User-Agent: inferlint\r\n",
-                                  method, request_target(t.path), v6 ? "[" : "", t.base.host, v6 ? "]" : "",
-                                  t.base.port);
+    const std::string host = fmt::format("{}{}{}:{}", v6 ? "[" : "", t.base.host, v6 ? "]" : "", t.base.port);
+    const std::string target = request_target(t.path);
+    std::string req = fmt::format("{} {}{} HTTP/1.1\r\nHost: {}\r\n", method,
+                                  via_proxy ? fmt::format("{}://{}", t.base.scheme, host) : "", target, host);
+    if (!has_header(extra, "Accept")) req += "Accept: */*\r\n";
+    req += "Connection: close\r\n";
+    if (!has_header(extra, "User-Agent")) req += "User-Agent: inferlint\r\n";
+    for (const auto& [name, value] : extra) req += fmt::format("{}: {}\r\n", name, value);
     if (body) req += fmt::format("Content-Type: application/json\r\nContent-Length: {}\r\n", body->size());
     req += "\r\n";
     if (body) req += *body;
     return req;
+}
+
+std::string base64(std::string_view bytes) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16 | static_cast<unsigned char>(bytes[i + 1]) << 8 |
+                           static_cast<unsigned char>(bytes[i + 2]);
+        for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+    }
+    if (const std::size_t left = bytes.size() - i; left > 0) {
+        unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+        if (left == 2) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+        out += kAlphabet[(v >> 18) & 63];
+        out += kAlphabet[(v >> 12) & 63];
+        out += left == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
 }
 
 std::string shown_start(std::string_view bytes) {

@@ -23,7 +23,7 @@ constexpr std::array<std::string_view, 7> kEndpoints = {
 
 std::string BaseUrl::str() const {
     bool v6 = host.find(':') != std::string::npos;
-    return fmt::format("http://{}{}{}:{}{}", v6 ? "[" : "", host, v6 ? "]" : "", port, prefix);
+    return fmt::format("{}://{}{}{}:{}{}", scheme, v6 ? "[" : "", host, v6 ? "]" : "", port, prefix);
 }
 
 std::string BaseUrl::at(std::string_view path) const {
@@ -35,12 +35,13 @@ BaseUrl parse_base_url(std::string_view text) {
     std::string_view s = trim(text, kHttpSpace);
     const std::string shown(s);
     if (s.empty()) throw InputError("no server address given (expected e.g. http://127.0.0.1:8000)");
+    BaseUrl b;
     if (auto p = s.find("://"); p != std::string_view::npos) {
-        std::string scheme = lower(s.substr(0, p));
-        if (scheme == "https")
-            throw InputError(fmt::format("{}: https is not supported; give the server's plain http address", shown));
-        if (scheme != "http")
-            throw InputError(fmt::format("{}: not an http address (expected e.g. http://127.0.0.1:8000)", shown));
+        b.scheme = lower(s.substr(0, p));
+        if (b.scheme != "http" && b.scheme != "https")
+            throw InputError(fmt::format("{}: not an http or https address (expected e.g. http://127.0.0.1:8000)",
+                                         shown));
+        if (b.https()) b.port = 443;
         s.remove_prefix(p + 3);
     }
     if (auto q = s.find_first_of("?#"); q != std::string_view::npos) s = s.substr(0, q);
@@ -48,7 +49,6 @@ BaseUrl parse_base_url(std::string_view text) {
     std::string_view authority = s.substr(0, slash);
     std::string_view path = slash == std::string_view::npos ? std::string_view{} : s.substr(slash);
 
-    BaseUrl b;
     std::string_view port_text;
     if (!authority.empty() && authority.front() == '[') {
         auto close = authority.find(']');

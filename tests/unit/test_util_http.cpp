@@ -170,8 +170,7 @@ TEST_CASE("addresses are read as users mean them", "[http]") {
 }
 
 TEST_CASE("addresses that cannot be used are one-line errors naming them", "[http]") {
-    CHECK_THROWS_WITH(parse_base_url("https://h:8000"), Catch::Contains("https://h:8000") && Catch::Contains("https"));
-    CHECK_THROWS_AS(parse_base_url("ftp://h:21"), InputError);
+    CHECK_THROWS_WITH(parse_base_url("ftp://h:21"), Catch::Contains("ftp://h:21"));
     CHECK_THROWS_AS(parse_base_url(""), InputError);
     CHECK_THROWS_WITH(parse_base_url("http://:8000"), Catch::Contains("no host"));
     CHECK_THROWS_WITH(parse_base_url("h:99999"), Catch::Contains("99999"));

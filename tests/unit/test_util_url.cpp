@@ -86,10 +86,14 @@ TEST_CASE("url: an IPv6 address is written in brackets and read back", "[url]") 
     CHECK(url_error_of("[::1]8000") == "[::1]8000: cannot read the address");
 }
 
-TEST_CASE("url: https is refused by name, with what to give instead", "[url][badinput]") {
-    CHECK(url_error_of("https://h:8443/metrics") ==
-          "https://h:8443/metrics: https is not supported; give the server's plain http address");
-    CHECK(url_error_of("ftp://h:21").starts_with("ftp://h:21: not an http address"));
+TEST_CASE("url: https names its scheme and port 443 unless given; other schemes are refused", "[url][badinput]") {
+    BaseUrl b = parse_base_url("https://h:8443/metrics");
+    CHECK(b.https());
+    CHECK(b.port == 8443);
+    CHECK(b.str() == "https://h:8443");
+    CHECK(parse_base_url("HTTPS://h/v1").str() == "https://h:443");
+    CHECK_FALSE(parse_base_url("h:8000").https());
+    CHECK(url_error_of("ftp://h:21").starts_with("ftp://h:21: not an http or https address"));
 }
 
 TEST_CASE("url: no address, no host or a bad port is one line naming what was typed", "[url][badinput]") {

@@ -215,6 +215,7 @@ ServeConfig serve_config(const Args& a) {
     c.die_after_s = a.number("sim_die_after_s", 0);
     c.die_after_scrapes = static_cast<int>(a.integer("sim_die_after_scrapes", 0));
     c.metrics_delay_s = a.number("sim_metrics_delay_s", 0);
+    c.api_key = a.str("api_key", "");
     c.dead_linger_s = a.number("sim_dead_linger_s", c.dead_linger_s);
     c.orphan_linger_s = a.number("sim_orphan_linger_s", c.orphan_linger_s);
     c.log_interval_s = a.number("sim_log_interval_s", c.log_interval_s);

@@ -245,6 +245,14 @@ struct HttpApi::Impl {
             setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
             listen_fd = sock;
         });
+        // vLLM 0.30's AuthenticationMiddleware: only paths under /v1, and the exact header.
+        svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+            if (cfg.api_key.empty() || !req.path.starts_with("/v1") ||
+                req.get_header_value("Authorization") == "Bearer " + cfg.api_key)
+                return httplib::Server::HandlerResponse::Unhandled;
+            send_json(res, 401, json{{"error", "Unauthorized"}});
+            return httplib::Server::HandlerResponse::Handled;
+        });
         svr.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
             Lock l(sh);
             res.status = sh.core_dead ? 503 : 200;

@@ -50,6 +50,9 @@ struct ServeConfig {
     double die_after_s = 0;       // the whole server is killed this long after it is ready
     int die_after_scrapes = 0;    // ... or once it has answered this many /metrics requests
     double metrics_delay_s = 0;   // /metrics answers this late
+    // --api-key: the /v1 endpoints answer 401 without "Authorization: Bearer KEY" (as vLLM's
+    // AuthenticationMiddleware; /metrics and /health stay open).
+    std::string api_key;
     double dead_linger_s = 1.0;   // after the engine dies, the API server exits this much later
     double orphan_linger_s = 60;  // an EngineCore whose parent was killed lives this long
     double log_interval_s = 10;   // the "Engine 000: Avg prompt throughput" line

@@ -33,7 +33,9 @@ ProbeHttp real_probe_http();
 // The prompt every probe request sends.
 inline constexpr const char* kProbePrompt = "Write one sentence about the weather.";
 
-// What the probe saw (for tests and evidence), and T7's verdict on it.
+// What the probe saw (for tests and evidence), and T7's verdict on it. A server that
+// answers 401 (started with --api-key) throws InputError: "the server wants an API key",
+// or "refused the API key given".
 checks::ProbeRecord probe_record(const std::string& base_url, const ProbeOptions& options,
                                  const ProbeHttp& http = real_probe_http());
 CheckResult probe(const std::string& base_url, const ProbeOptions& options = {},

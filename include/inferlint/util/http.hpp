@@ -1,7 +1,9 @@
-// A small HTTP client for talking to inference servers (plain HTTP/1.1 over POSIX sockets,
-// one connection per request): GET and JSON POST with bounded connect and read times, a
-// cap on the body, and errors that name the URL in one line. Knows nothing about
-// inference servers.
+// A small HTTP client for talking to inference servers (one connection per request): GET
+// and JSON POST with bounded connect and read times, a cap on the body, and errors that
+// name the URL in one line. Plain HTTP/1.1 is spoken over POSIX sockets here; https URLs
+// go through cpp-httplib and OpenSSL, with the same limits and the same kind of errors.
+// Proxies are taken from the environment as Python's urllib takes them, and redirects are
+// followed. Knows nothing about inference servers.
 #pragma once
 
 #include "inferlint/util/url.hpp"
@@ -10,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace inferlint::util {
 
@@ -22,6 +26,33 @@ struct HttpLimits {
     std::size_t max_body_bytes = std::size_t{16} << 20;
 };
 
+// What every request of this process sends and trusts: set once by the CLI from its
+// options (--header, --api-key, --ca-cert, --insecure) before any request is made.
+struct HttpOptions {
+    std::vector<std::pair<std::string, std::string>> headers;  // sent with every request
+    // Sent as "Authorization: Bearer KEY" to the server's /v1 endpoints only (as vLLM's
+    // --api-key guards them), unless a header names Authorization itself.
+    std::optional<std::string> api_key;
+    std::optional<std::string> ca_cert;  // a PEM file of CAs trusted besides the system's
+    bool insecure = false;               // https without checking the certificate
+    int max_redirects = 10;              // as urllib's HTTPRedirectHandler
+};
+void set_http_options(HttpOptions options);
+const HttpOptions& http_options();
+
+// "Name: value" as given to --header; throws InputError for a malformed one, or a header
+// the client sets itself (Host, Content-Length, Transfer-Encoding, Connection).
+std::pair<std::string, std::string> parse_header(std::string_view text);
+
+// The proxy a request to `url` goes through, from http_proxy / https_proxy / no_proxy
+// (lower case first, then upper case, as urllib's getproxies_environment; HTTP_PROXY is
+// ignored when REQUEST_METHOD is set, as in a CGI script). nullopt: straight there.
+struct HttpProxy {
+    BaseUrl where;
+    std::string credentials;  // "user:password" from the proxy URL, or ""
+};
+std::optional<HttpProxy> proxy_for(const BaseUrl& target);
+
 struct HttpResponse {
     int status = 0;
     std::string body;  // valid UTF-8: invalid bytes are replaced with U+FFFD
@@ -30,11 +61,15 @@ struct HttpResponse {
 };
 
 // GET url (a full URL). Throws InputError naming the URL when the server cannot be reached,
-// does not answer in time, resets the connection, or sends more than max_body_bytes. Any
-// HTTP status is returned; see get_text for the one that wants 2xx.
+// does not answer in time, resets the connection, or sends more than max_body_bytes, and
+// (https) when its certificate is not trusted. Redirects (301, 302, 303, 307, 308) are
+// followed up to http_options().max_redirects hops, within the one total_s; an error
+// after a redirect names the URL it led to and the one asked for. Any other HTTP status
+// is returned; see get_text for the one that wants 2xx.
 HttpResponse http_get(const std::string& url, const HttpLimits& limits = {});
 
-// POST a JSON body. Errors as http_get.
+// POST a JSON body. Errors as http_get; only 307 and 308 are followed (with the body), a
+// 301, 302 or 303 is returned as it came.
 HttpResponse http_post_json(const std::string& url, const std::string& json_body,
                             const HttpLimits& limits = {});
 
