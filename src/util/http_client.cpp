@@ -32,8 +32,10 @@ bool header_name_ok(std::string_view name) {
 }
 
 // "/v1/models", "/proxy/v1/completions", "/v1": the OpenAI API that vLLM's --api-key guards.
+// Not Prometheus's HTTP API ("/api/v1/query"): the server's key is not for Prometheus.
 bool v1_endpoint(std::string_view path) {
     path = path.substr(0, path.find('?'));
+    if (path.find("/api/v1/") != std::string_view::npos) return false;
     return path.find("/v1/") != std::string_view::npos || path.ends_with("/v1");
 }
 

@@ -139,6 +139,7 @@ TEST_CASE("headers go with every request; the API key only to /v1 endpoints", "[
         util::http_get(s.url("/v1/models"));
         util::http_get(s.url("/gw/v1/models?x=1"));
         util::http_get(s.url("/v1x"));
+        util::http_get(s.url("/api/v1/query?query=up"));  // Prometheus's API: not the server's key
     }
     {
         OptionsGuard g({.headers = {{"Authorization", "Bearer given"}}, .api_key = "sk-1"});
@@ -149,6 +150,7 @@ TEST_CASE("headers go with every request; the API key only to /v1 endpoints", "[
                               "GET /v1/models auth=Bearer sk-1 x=infra",
                               "GET /gw/v1/models auth=Bearer sk-1 x=infra",
                               "GET /v1x auth= x=infra",
+                              "GET /api/v1/query auth= x=infra",
                               "GET /v1/models auth=Bearer given x=",
                           });
 }
