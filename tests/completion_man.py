@@ -45,7 +45,7 @@ def offered(script: str, words: list[str]) -> list[str]:
     return [l for l in r.stdout.splitlines() if l]
 
 
-def zsh_completes(fdir: pathlib.Path, typed: str) -> str | None:
+def zsh_completes(fdir: pathlib.Path, typed: str, want: str) -> str | None:
     """The line a real interactive zsh runs after TAB on `typed`, with the completion in
     fdir and `inferlint` a function that prints its arguments."""
     pid, fd = pty.fork()
@@ -69,7 +69,10 @@ def zsh_completes(fdir: pathlib.Path, typed: str) -> str | None:
         read_until(b"READY\r\n")
         out = b""
         os.write(fd, typed.encode() + b"\t")
-        time.sleep(0.3)  # the completion runs; then the line is run as completed
+        # The completion runs (slower on a busy machine); once the line shows the word
+        # wanted, or after 5 s, the line is run as it stands.
+        read_until(want.split()[-1].encode(), 5)
+        time.sleep(0.1)
         os.write(fd, b"\n")
         read_until(b">\r\n")
         os.write(fd, b"exit\n")
@@ -145,7 +148,7 @@ def main() -> int:
         (zdir / "_inferlint").write_bytes(subprocess.run([binary, "completion", "zsh"], capture_output=True,
                                                          check=True).stdout)
         for typed, want in cases:
-            got = zsh_completes(zdir, typed)
+            got = zsh_completes(zdir, typed, want)
             check(got == want, f"zsh completes {typed!r} to {want!r}: {got!r}")
     else:
         print("note: zsh is not installed; its completions are not run")

@@ -83,6 +83,10 @@ def sim_xray(binary: str, sim: str, tmp: pathlib.Path) -> pathlib.Path:
 def compare_docs(binary: str, run_dir: pathlib.Path, tmp: pathlib.Path, env: dict) -> list:
     """compare --json on copies of one run: three runs an arm with every gate, one of them
     without its after snapshot (a failed run); and one run an arm (Can't tell)."""
+    if not (run_dir / "after.snapshot.json").is_file():
+        doc = json.loads((run_dir / "results.json").read_text())
+        check(False, f"the simulator's xray run completed (for compare): {doc.get('problem')} {doc.get('stopped_at')}")
+        return []
     a = copies_of_run(run_dir, tmp / "cmp-a", 3)
     b = copies_of_run(run_dir, tmp / "cmp-b", 4)
     (b[3] / "after.snapshot.json").unlink()

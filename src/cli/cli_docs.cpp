@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <algorithm>
 
 namespace inferlint::cli {
@@ -168,6 +170,9 @@ std::vector<CliCommand> describe(const CLI::App& app) {
             if (o->get_expected_min() > 0) {
                 opt.value = o->get_type_name().empty() ? "VALUE" : o->get_type_name();
                 opt.value = opt.value.substr(0, opt.value.find(':'));  // CLI11 adds a check's ":{a,b}"
+                // A word the scripts can hold unquoted ("'NAME: VALUE'" -> NAME).
+                std::erase_if(opt.value, [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '_'; });
+                if (opt.value.empty()) opt.value = "VALUE";
             }
             opt.choices = docs_choices(opt.names.back());
             c.options.push_back(std::move(opt));
