@@ -1,7 +1,10 @@
-// Reading inferlint.series/1 recordings. Sample lines go through a hand-written scanner
-// (a recording of a long run is hundreds of MB of near-identical lines); anything it does
-// not expect falls back to nlohmann, so odd but valid lines read the same either way.
+// Reading inferlint.series/1 recordings: the file in large reads, split into lines here;
+// each line read by simdjson On-Demand (series_line.cpp: a recording of a long run is
+// hundreds of MB of near-identical lines). Header lines, rare, are kept as nlohmann
+// documents.
 #include "inferlint/parse/series.hpp"
+
+#include "series_line.hpp"
 
 #include "inferlint/util/error.hpp"
 #include "util/text.hpp"
@@ -9,7 +12,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fcntl.h>
@@ -28,142 +30,6 @@ constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 constexpr std::size_t kReadChunk = std::size_t{4} << 20;
 constexpr std::size_t kBinaryProbe = 65536;
 
-enum class Field { t_wall, t_mono_ns, running, waiting, kv_usage, preemptions, generation_tokens,
-                   prompt_tokens, paused, other };
-
-Field field_of(std::string_view key) {
-    switch (key.size()) {
-        case 6: return key == "t_wall" ? Field::t_wall : key == "paused" ? Field::paused : Field::other;
-        case 7: return key == "running" ? Field::running : key == "waiting" ? Field::waiting : Field::other;
-        case 8: return key == "kv_usage" ? Field::kv_usage : Field::other;
-        case 9: return key == "t_mono_ns" ? Field::t_mono_ns : Field::other;
-        case 11: return key == "preemptions" ? Field::preemptions : Field::other;
-        case 13: return key == "prompt_tokens" ? Field::prompt_tokens : Field::other;
-        case 17: return key == "generation_tokens" ? Field::generation_tokens : Field::other;
-        default: return Field::other;
-    }
-}
-
-std::optional<double>* gauge_slot(SeriesSample& s, Field f) {
-    switch (f) {
-        case Field::running: return &s.running;
-        case Field::waiting: return &s.waiting;
-        case Field::kv_usage: return &s.kv_usage;
-        case Field::preemptions: return &s.preemptions;
-        case Field::generation_tokens: return &s.generation_tokens;
-        case Field::prompt_tokens: return &s.prompt_tokens;
-        case Field::paused: return &s.paused;
-        default: return nullptr;
-    }
-}
-
-// A whole number of nanoseconds from a JSON number, as Python's int() takes it.
-std::optional<long long> whole(double v) {
-    if (!std::isfinite(v) || std::abs(v) >= 9.2e18) return std::nullopt;
-    return static_cast<long long>(std::trunc(v));
-}
-
-// The common line: {"key": number-or-null, ...} with plain keys. Returns false for
-// anything else (strings, escapes, nesting, a missing t_wall), which the slow path reads.
-bool fast_parse(std::string_view line, SeriesSample& out) {
-    const char* p = line.data();
-    const char* end = p + line.size();
-    auto skip_ws = [&] { while (p < end && (*p == ' ' || *p == '\t')) ++p; };
-    if (p == end || *p != '{') return false;
-    ++p;
-    bool have_t_wall = false;
-    for (;;) {
-        skip_ws();
-        if (p == end || *p != '"') return false;
-        const char* key_begin = ++p;
-        while (p < end && *p != '"' && *p != '\\') ++p;
-        if (p == end || *p != '"') return false;
-        Field f = field_of(std::string_view(key_begin, static_cast<std::size_t>(p - key_begin)));
-        ++p;
-        skip_ws();
-        if (p == end || *p != ':') return false;
-        ++p;
-        skip_ws();
-        if (p == end) return false;
-        const char* v_begin = p;
-        while (p < end && *p != ',' && *p != '}' && *p != ' ' && *p != '\t') ++p;
-        std::string_view token(v_begin, static_cast<std::size_t>(p - v_begin));
-        if (f == Field::other) {
-            // Unknown keys are ignored, but only numbers and null are skipped here.
-            char c = token.empty() ? '\0' : token[0];
-            if (!(c == '-' || (c >= '0' && c <= '9') || token == "null")) return false;
-        } else if (token == "null") {
-            if (f == Field::t_wall) return false;
-            if (f == Field::t_mono_ns) out.t_mono_ns.reset();
-            else gauge_slot(out, f)->reset();
-        } else if (f == Field::t_mono_ns && token.find_first_of(".eEIN") == std::string_view::npos) {
-            long long ns = 0;
-            auto r = std::from_chars(token.data(), token.data() + token.size(), ns);
-            if (r.ec != std::errc() || r.ptr != token.data() + token.size()) return false;
-            out.t_mono_ns = ns;
-        } else {
-            double v = 0.0;
-            if (token == "NaN") v = std::nan("");
-            else if (token == "Infinity") v = HUGE_VAL;
-            else if (token == "-Infinity") v = -HUGE_VAL;
-            else {
-                char c = token.empty() ? '\0' : token[0];
-                if (!(c == '-' || (c >= '0' && c <= '9'))) return false;
-                auto r = std::from_chars(token.data(), token.data() + token.size(), v);
-                if (r.ec != std::errc() || r.ptr != token.data() + token.size()) return false;
-            }
-            if (f == Field::t_wall) {
-                out.t_wall = v;
-                have_t_wall = true;
-            } else if (f == Field::t_mono_ns) {
-                auto ns = whole(v);
-                if (!ns) return false;
-                out.t_mono_ns = ns;
-            } else {
-                *gauge_slot(out, f) = v;
-            }
-        }
-        skip_ws();
-        if (p == end) return false;
-        if (*p == ',') {
-            ++p;
-            continue;
-        }
-        if (*p != '}') return false;
-        ++p;
-        skip_ws();
-        return p == end && have_t_wall;
-    }
-}
-
-std::optional<double> number_field(const Json& row, const char* key) {
-    auto it = row.find(key);
-    if (it == row.end() || it->is_null()) return std::nullopt;
-    if (!it->is_number()) throw std::invalid_argument(fmt::format("\"{}\" is not a number", key));
-    return it->get<double>();
-}
-
-SeriesSample sample_from_row(const Json& row) {
-    SeriesSample s;
-    auto t = number_field(row, "t_wall");
-    if (!t) throw std::invalid_argument("a sample without \"t_wall\"");
-    s.t_wall = *t;
-    auto mono = row.find("t_mono_ns");
-    if (mono != row.end() && !mono->is_null()) {
-        if (mono->is_number_integer()) s.t_mono_ns = mono->get<long long>();
-        else if (mono->is_number_float()) s.t_mono_ns = whole(mono->get<double>());
-        if (!s.t_mono_ns) throw std::invalid_argument("\"t_mono_ns\" is not a whole number");
-    }
-    s.running = number_field(row, "running");
-    s.waiting = number_field(row, "waiting");
-    s.kv_usage = number_field(row, "kv_usage");
-    s.preemptions = number_field(row, "preemptions");
-    s.generation_tokens = number_field(row, "generation_tokens");
-    s.prompt_tokens = number_field(row, "prompt_tokens");
-    s.paused = number_field(row, "paused");
-    return s;
-}
-
 // Reads lines one at a time and keeps only the scan's counts.
 class Scanner {
 public:
@@ -174,28 +40,20 @@ public:
         ++lineno_;
         std::string_view text = trim(raw);
         if (text.empty()) return;
-        SeriesSample s;
-        if (fast_parse(text, s)) {
-            ++scan_.samples;
-            on_sample_(s);
-            return;
-        }
-        Json row = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-        if (row.is_discarded() || !row.is_object()) {
-            skip();
-            return;
-        }
-        if (row.contains("schema")) {
-            header(row);
-            return;
-        }
-        try {
-            s = sample_from_row(row);
-        } catch (const std::exception& e) {
-            throw InputError(fmt::format("{}: line {}: {}", source_, lineno_, e.what()));
+        series_line::LineRead got = reader_.read(text);
+        switch (got.kind) {
+            case series_line::LineKind::skip: return skip();
+            case series_line::LineKind::header: {
+                Json row = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+                if (row.is_discarded() || !row.is_object()) return skip();
+                return header(row);
+            }
+            case series_line::LineKind::bad:
+                throw InputError(fmt::format("{}: line {}: {}", source_, lineno_, got.error));
+            case series_line::LineKind::sample: break;
         }
         ++scan_.samples;
-        on_sample_(s);
+        on_sample_(got.sample);
     }
 
     void too_long() const {
@@ -230,6 +88,7 @@ private:
 
     const std::string& source_;
     const std::function<void(const SeriesSample&)>& on_sample_;
+    series_line::LineReader reader_;
     SeriesScan scan_;
     long long lineno_ = 0;
     bool have_header_ = false;
@@ -263,11 +122,19 @@ std::optional<double> Series::peak_running() const {
 
 std::optional<SeriesSample> parse_sample_line(std::string_view line) {
     std::string_view text = trim(line);
-    SeriesSample s;
-    if (fast_parse(text, s)) return s;
-    Json row = Json::parse(text.begin(), text.end(), nullptr, false);
-    if (row.is_discarded() || !row.is_object()) return std::nullopt;
-    return sample_from_row(row);
+    if (text.empty()) return std::nullopt;
+    static thread_local series_line::LineReader reader;
+    series_line::LineRead got = reader.read(text);
+    switch (got.kind) {
+        case series_line::LineKind::skip: return std::nullopt;
+        case series_line::LineKind::sample: return got.sample;
+        case series_line::LineKind::bad: throw std::invalid_argument(got.error);
+        case series_line::LineKind::header: break;
+    }
+    // A header read as a sample (as before: its t_wall, if it has one, and its gauges).
+    got = reader.read(text, series_line::SchemaKey::ignored);
+    if (got.kind == series_line::LineKind::bad) throw std::invalid_argument(got.error);
+    return got.sample;
 }
 
 SeriesScan scan_series_text(std::string_view text, const std::string& source,

@@ -3,6 +3,7 @@
 #include "inferlint/report/insights.hpp"
 
 #include "inferlint/checks/series_checks.hpp"
+#include "inferlint/parse/series_digest.hpp"
 #include "inferlint/report/svgchart.hpp"
 
 #include <fmt/format.h>
@@ -245,6 +246,14 @@ std::optional<CacheNeed> cache_need(const Report& rep) {
 
 std::optional<Busy> busy(const Report& rep) {
     if (!rep.series || rep.series->samples.size() < 2 || rep.engine->gauges_lag) return std::nullopt;
+    if (const auto& d = rep.series->digest) {  // a long recording: the sums over every reading
+        bool mono = d->all_mono();
+        const DigestBusy& b = mono ? d->busy_mono : d->busy_wall;
+        if (b.span_s <= 0) return std::nullopt;
+        bool counted = mono ? d->busy_counted_mono : d->busy_counted_wall;
+        double tokens = mono ? d->busy_tokens_mono : d->busy_tokens_wall;
+        return Busy{b.span_s, b.weighted / b.span_s, counted ? std::optional<double>(tokens / b.span_s) : std::nullopt};
+    }
     const auto& samples = rep.series->samples;
     bool exact = std::all_of(samples.begin(), samples.end(), [](const auto& x) { return x.t_mono_ns.has_value(); });
     double span = 0, weighted = 0, tokens = 0;

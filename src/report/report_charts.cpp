@@ -5,6 +5,7 @@
 #include "html_parts.hpp"
 
 #include "inferlint/core/blocks.hpp"
+#include "inferlint/parse/series_digest.hpp"
 #include "inferlint/report/insights.hpp"
 
 #include <fmt/format.h>
@@ -71,20 +72,21 @@ std::vector<svg::Event> preemption_events(const Series& s, const std::vector<dou
     return out;
 }
 
+// How many requests of the current size fit in the full cache, from a reading near full.
+std::optional<double> fits_at(const SeriesSample& x, std::optional<long long> usable) {
+    if (x.running && *x.running != 0 && x.kv_usage && *x.kv_usage != 0 && *x.kv_usage >= 0.9) {
+        try {
+            return static_cast<double>(predict_concurrency(*x.kv_usage, *x.running, usable));
+        } catch (const std::invalid_argument&) {
+        }
+    }
+    return std::nullopt;
+}
+
 Ys ceiling(const Series& s, std::optional<long long> usable) {
     Ys out;
     out.reserve(s.samples.size());
-    for (const auto& x : s.samples) {
-        if (x.running && *x.running != 0 && x.kv_usage && *x.kv_usage != 0 && *x.kv_usage >= 0.9) {
-            try {
-                out.emplace_back(static_cast<double>(predict_concurrency(*x.kv_usage, *x.running, usable)));
-            } catch (const std::invalid_argument&) {
-                out.emplace_back(std::nullopt);
-            }
-        } else {
-            out.emplace_back(std::nullopt);
-        }
-    }
+    for (const auto& x : s.samples) out.push_back(fits_at(x, usable));
     return out;
 }
 
@@ -160,8 +162,8 @@ struct RunCharts {
 };
 using Thinned = RunCharts::Thinned;
 
-std::string requests_chart(const RunCharts& ctx, const Ys& running, const Ys& waiting, const Ys& fits) {
-    Thinned t = ctx.thin({&running, &waiting, &fits});
+// t: running, waiting, fit in cache.
+std::string requests_chart(const RunCharts& ctx, const Thinned& t) {
     const auto& xs = t.xs;
     const Ys &run = t.ys[0], &wait = t.ys[1], &fit = t.ys[2];
     svg::TimeChart c;
@@ -193,8 +195,7 @@ std::string requests_chart(const RunCharts& ctx, const Ys& running, const Ys& wa
                   table({"seconds", "running", "waiting", "fit in cache"}, rows));
 }
 
-std::string kv_chart(const RunCharts& ctx, const Ys& usage) {
-    Thinned t = ctx.thin({&usage});
+std::string kv_chart(const RunCharts& ctx, const Thinned& t) {
     const auto& xs = t.xs;
     const Ys& use = t.ys[0];
     svg::TimeChart c;
@@ -221,8 +222,7 @@ std::string kv_chart(const RunCharts& ctx, const Ys& usage) {
                   svg::render_time(c), leg, table({"seconds", "% in use"}, rows));
 }
 
-std::string tput_chart(const RunCharts& ctx, const Ys& tput) {
-    Thinned t = ctx.thin({&tput});
+std::string tput_chart(const RunCharts& ctx, const Thinned& t) {
     const auto& xs = t.xs;
     const Ys& rate = t.ys[0];
     svg::TimeChart c;
@@ -240,8 +240,7 @@ std::string tput_chart(const RunCharts& ctx, const Ys& tput) {
                   svg::render_time(c), "", table({"seconds", "tokens/s"}, rows));
 }
 
-std::string levels_chart(const RunCharts& ctx) {
-    std::map<long long, double> spent = time_at_level(ctx.s, ctx.all_xs);
+std::string levels_chart(const RunCharts& ctx, const std::map<long long, double>& spent) {
     if (spent.empty()) return "";
     std::vector<svg::Bar> bars;
     std::vector<std::vector<std::string>> rows;
@@ -267,10 +266,61 @@ std::string levels_chart(const RunCharts& ctx) {
                   svg::render_bars(c), "", table({"running at once", "seconds"}, rows));
 }
 
+// A long recording, from its digest: the same charts, drawn from the readings it kept.
+std::string digest_charts(const Report& rep, const SeriesDigest& d) {
+    static_assert(kChartDigestColumns == kChartColumns, "the digest keeps the charts' columns");
+    const bool mono = d.all_mono();
+    auto at = [mono](const DigestTimes& x) { return mono ? x.mono : x.wall; };
+    const auto points = d.points();
+    RunCharts ctx{rep, *rep.series, {}, {}, ""};
+    const Engine& engine = *rep.engine;
+    ctx.lag = engine.gauges_lag ? fmt::format(" {} updates these readings only when a request completes, so "
+                                              "between completions a line holds its last value.",
+                                              escape_html(engine.name))
+                                : "";
+    auto word = [](long long n) { return n > 1 ? "preemptions" : "preemption"; };
+    if (const auto& raw = d.preemptions()) {
+        for (const auto& [x, n] : *raw) ctx.events.push_back({at(x), fmt::format("{} {} at {:.1f} s", n, word(n), at(x))});
+    } else {
+        for (const auto& p : d.preemptions_per_stretch()) {
+            double first = at(p.first), last = at(p.last);
+            ctx.events.push_back({first, first == last ? fmt::format("{} {} at {:.1f} s", p.total, word(p.total), first)
+                                                       : fmt::format("{} {} at {:.1f} to {:.1f} s", p.total,
+                                                                     word(p.total), first, last)});
+        }
+    }
+    Thinned t;
+    Ys running, waiting, fits, usage, tput;
+    for (const auto& p : points) {
+        const SeriesSample& x = p.sample;
+        t.xs.push_back(at(p.x));
+        running.push_back(x.running);
+        waiting.push_back(x.waiting);
+        fits.push_back(fits_at(x, rep.usable_blocks));
+        usage.push_back(x.kv_usage ? std::optional<double>(*x.kv_usage * 100) : std::nullopt);
+        tput.push_back(engine.tokens_at_finish ? std::nullopt : mono ? p.tput_mono : p.tput_wall);
+    }
+    if (static_cast<long long>(points.size()) < d.samples())
+        t.note = fmt::format(" The chart and its table show {} of the {} readings: the first, last, lowest and "
+                             "highest in each pixel column, so peaks and dips are kept.",
+                             grouped(double(points.size())), grouped(double(d.samples())));
+    auto with = [&t](std::vector<Ys> ys) {
+        Thinned one{t.xs, std::move(ys), t.note};
+        return one;
+    };
+    std::string out = requests_chart(ctx, with({running, waiting, fits})) + kv_chart(ctx, with({usage}));
+    if (std::any_of(tput.begin(), tput.end(), [](const auto& v) { return v.has_value(); }))
+        out += tput_chart(ctx, with({tput}));
+    std::map<long long, double> spent;
+    for (const auto& [level, x] : d.level_s()) spent[level] = at(x);
+    return out + levels_chart(ctx, spent);
+}
+
 }  // namespace
 
 std::string run_charts(const Report& rep) {
     if (!rep.series || rep.series->samples.size() < 2) return "";
+    if (rep.series->digest) return digest_charts(rep, *rep.series->digest);
     const Series& s = *rep.series;
     const Engine& engine = *rep.engine;
     RunCharts ctx{rep, s, times(s), {}, ""};
@@ -289,10 +339,10 @@ std::string run_charts(const Report& rep) {
     }
     Ys fits = ceiling(s, rep.usable_blocks);
     Ys tput = engine.tokens_at_finish ? Ys(s.samples.size()) : throughput(s, ctx.all_xs);
-    std::string out = requests_chart(ctx, running, waiting, fits) + kv_chart(ctx, usage);
+    std::string out = requests_chart(ctx, ctx.thin({&running, &waiting, &fits})) + kv_chart(ctx, ctx.thin({&usage}));
     if (std::any_of(tput.begin(), tput.end(), [](const auto& v) { return v.has_value(); }))
-        out += tput_chart(ctx, tput);
-    return out + levels_chart(ctx);
+        out += tput_chart(ctx, ctx.thin({&tput}));
+    return out + levels_chart(ctx, time_at_level(s, ctx.all_xs));
 }
 
 std::string tput_note(const Report& rep) {

@@ -4,6 +4,7 @@
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/parse/log_stamps.hpp"
+#include "inferlint/parse/series_digest.hpp"
 #include "inferlint/parse/snapshot.hpp"
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
@@ -96,9 +97,11 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
             return std::nullopt;
     }
     if (files.series) {
-        run.series = read_series(*files.series);
+        // One pass: the checks' summary, and the recording (or, when long, its digest) for the charts.
+        ChartSeries read = read_series_for_charts(*files.series, kChartExactLimit, kChartDigestColumns);
+        run.series = std::move(read.series);
         if (!said(run.series->named_engine(), files.series->string())) return std::nullopt;
-        ev.series = summarize(*run.series);
+        ev.series = std::move(read.summary);
         if (const long long n = run.series->skipped_lines; n > 0)
             run.notes.push_back(fmt::format("note: {}: skipped {} line{} that {} not JSON", files.series->string(), n,
                                             n == 1 ? "" : "s", n == 1 ? "is" : "are"));

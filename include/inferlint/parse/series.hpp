@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,8 @@ struct SeriesSample {
 inline constexpr const char* kSeriesGaugeKeys[] = {
     "running", "waiting", "kv_usage", "preemptions", "generation_tokens", "prompt_tokens", "paused"};
 
+class SeriesDigest;
+
 // A whole recording in memory (for charts and small files; the checks use SeriesStats,
 // which a 200 MB recording fits in a few MB).
 struct Series {
@@ -52,6 +55,9 @@ struct Series {
     std::vector<SeriesSample> samples;
     long long skipped_lines = 0;
     std::string source;  // the file it was read from, for messages
+    // Set for a long recording read for the report (read_series_for_charts): samples then
+    // hold only the readings its digest kept, and the digest has the sums over them all.
+    std::shared_ptr<const SeriesDigest> digest;
 
     // The engine the header names (an unknown key reads as vLLM, as in the Python tool);
     // nullptr when it names none.
