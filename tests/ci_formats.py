@@ -188,12 +188,14 @@ def sim_xray(binary: str, sim: str, tmp: pathlib.Path) -> None:
     if junit.is_file():
         check(junit.read_bytes() == r.stdout, "xray: stdout carries the same JUnit as results.junit.xml")
         doc = json.loads((out / "results.json").read_text())
-        check(doc["completed"] and doc["exit_status"] == r.returncode, "xray: the run completed, same exit status")
+        check(doc["completed"] and doc["exit_status"] == r.returncode,
+              f"xray: the run completed, same exit status: completed={doc['completed']} exit_status="
+              f"{doc['exit_status']} rc={r.returncode} stopped_at={doc.get('stopped_at')} problem={doc.get('problem')}")
         check("results.junit.xml" in doc["files"], f"xray: results.json lists results.junit.xml: {doc['files']}")
         results = doc["results"]
         validate_junit(junit.read_bytes(), "xray results.junit.xml", results)
     print("ok: xray on the simulator, --format junit")
-    if (out / "results.json").is_file():
+    if (out / "after.snapshot.json").is_file():
         compare_junit(binary, out, tmp)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import socket
 import subprocess
@@ -124,7 +125,10 @@ def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
     ports = [free_port(), free_port()]
     replicas = [f"127.0.0.1:{p}" for p in ports]
     sims = [r.start([r.sim, "vllm", "serve", "sim/Qwen3-8B", "--port", str(p), "--sim-boot-s", "0.05",
-                     "--sim-log-interval-s", "0.5", "--sim-time-scale", "10"], f"replica-{i}.log")
+                     "--sim-log-interval-s", "0.5", "--sim-time-scale", "10",
+                     # a replica SIGKILLed here must not leave its EngineCore behind (an
+                     # orphan would fail the T2 gate of the xray tests that run later)
+                     "--sim-orphan-linger-s", "0"], f"replica-{i}.log")
             for i, p in enumerate(ports)]
     prom_port = free_port()
     prom = f"http://127.0.0.1:{prom_port}"
@@ -192,6 +196,10 @@ def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
     sims[1].kill()
     sims[1].wait()
     time.sleep(1.0)
+    core = re.search(r"\(EngineCore pid=(\d+)\)", (tmp / "replica-1.log").read_text())
+    check(core is not None and wait_for("the killed replica's EngineCore to go",
+                                        lambda: not pathlib.Path(f"/proc/{core.group(1)}").exists(), 10),
+          "the killed replica's EngineCore is gone too (no orphan left for later tests)")
     past = r.cli("snapshot", "--prometheus", prom, "--match", '{instance="%s"}' % replicas[1], "--at",
                  f"{was_up - 0.3:.3f}", "-o", str(tmp / "past.snapshot.json"))
     check(past.returncode == 0, f"a killed replica's snapshot before the kill: {past.stderr.strip()}")
