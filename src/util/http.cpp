@@ -31,13 +31,6 @@ using text::lower;
 using text::kHttpSpace;
 using text::trim;
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 using Clock = std::chrono::steady_clock;
 
 // A timeout from limits as a clock duration: at least a millisecond (0 or NaN would mean
@@ -360,7 +353,7 @@ private:
             if (size_text.empty()) malformed("chunk");
             std::uint64_t size = 0;
             for (char c : size_text) {
-                int d = hex_value(c);
+                int d = text::hex_digit(c);
                 if (d < 0) malformed("chunk");
                 size = size > (UINT64_MAX >> 4) ? UINT64_MAX : size << 4 | static_cast<std::uint64_t>(d);
             }

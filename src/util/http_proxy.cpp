@@ -25,18 +25,11 @@ std::optional<std::string> proxy_variable(const std::string& scheme) {
     return std::nullopt;
 }
 
-int proxy_hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // %XX decoded, as urllib's unquote does to a proxy's user and password.
 std::string unquote(std::string_view s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-        auto hex = proxy_hex_digit;
+        auto hex = text::hex_digit;
         if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
             out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
             i += 2;

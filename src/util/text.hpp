@@ -21,6 +21,14 @@ inline std::string_view trim(std::string_view s, std::string_view space = kSpace
     return s.substr(b, s.find_last_not_of(space) - b + 1);
 }
 
+// The value of one hex digit (either case), -1 for any other character.
+inline int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 // ASCII lower case (header names, URL schemes).
 inline std::string lower(std::string_view s) {
     std::string out(s);
