@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""`snapshot --prometheus` against Debian's real Prometheus scraping two simulator replicas.
+"""`snapshot --prometheus` and the fleet commands' `--prometheus` against Debian's real
+Prometheus scraping three simulator replicas.
 
 usage: tests/prometheus_source.py BUILD_DIR
 
-The test starts two simulated vLLM replicas and a Prometheus (on free ports of 127.0.0.1,
-with a config that scrapes both every 250 ms), runs a load on replica 1, and takes each
+The test starts three simulated vLLM replicas and a Prometheus (on free ports of 127.0.0.1,
+with a config that scrapes them every 250 ms), runs a load on replica 1, and takes each
 reading twice: straight from the replica (`snapshot URL`) and from Prometheus (`snapshot
 --prometheus ... --match '{instance="..."}' --at T`). Then:
   - the engine's counters agree exactly (the load is over and the replica idle when both
@@ -17,6 +18,24 @@ reading twice: straight from the replica (`snapshot URL`) and from Prometheus (`
   - bad input is one line naming Prometheus and exit 2, with no file left: a selector that
     matches two replicas, one that matches none, one Prometheus refuses, one without braces,
     a Prometheus that is down, a replica read as another engine.
+Then the fleet (`fleet_part`): a load on all three replicas at once (4 requests open on
+each, 12 asked of the fleet), read back over the window with `--prometheus`:
+  - preemption, rate, prefix-cache, client-counts and series give one set of verdicts per
+    replica and one for the fleet; each replica's counters (T1's preemptions, T10's tokens,
+    T16's shares) agree exactly with the direct snapshots taken at the window's ends (the
+    replicas are idle there, so the last scrape before each end holds the same counts);
+    the fleet's tokens are the replicas' sum;
+  - T8 for the fleet holds 12 against the sum of running requests at each 250 ms step.
+    Tolerance: the sampled peak is a lower bound of the true one (a 250 ms sample can miss
+    a shorter peak), so the test asks the sum to reach 12 only because each replica holds
+    its 4 requests open for seconds, and checks the message says the sampling interval;
+  - `--run` takes the window from a run folder's snapshots; `report --prometheus` writes one
+    page with the replica table;
+  - a replica killed mid-window and started again on its port: its gap is listed, T1 says
+    it restarted, and no sample in the gap reads zero.
+Bad input for the fleet: a fake Prometheus (tests/fault_server.py's way, in-process here)
+that warns of a partial answer, refuses a range as too long, answers nothing, or hangs; a
+selector of no series; another engine's series.
 Exit 77 (skipped) where prometheus is not installed; 1 on any failure.
 """
 from __future__ import annotations
@@ -31,7 +50,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import threading
+import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 failures: list[str] = []
 
@@ -122,7 +144,7 @@ def main() -> int:
 
 
 def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
-    ports = [free_port(), free_port()]
+    ports = [free_port(), free_port(), free_port()]
     replicas = [f"127.0.0.1:{p}" for p in ports]
     sims = [r.start([r.sim, "vllm", "serve", "sim/Qwen3-8B", "--port", str(p), "--sim-boot-s", "0.05",
                      "--sim-log-interval-s", "0.5", "--sim-time-scale", "10",
@@ -130,20 +152,22 @@ def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
                      # orphan would fail the T2 gate of the xray tests that run later)
                      "--sim-orphan-linger-s", "0"], f"replica-{i}.log")
             for i, p in enumerate(ports)]
+    r.sim_argv = lambda p: [r.sim, "vllm", "serve", "sim/Qwen3-8B", "--port", str(p), "--sim-boot-s", "0.05",
+                            "--sim-log-interval-s", "0.5", "--sim-time-scale", "10", "--sim-orphan-linger-s", "0"]
     prom_port = free_port()
     prom = f"http://127.0.0.1:{prom_port}"
     (tmp / "prometheus.yml").write_text(
         "global:\n  scrape_interval: 250ms\n  scrape_timeout: 200ms\n"
         "scrape_configs:\n  - job_name: vllm\n    static_configs:\n"
-        f"      - targets: ['{replicas[0]}', '{replicas[1]}']\n")
+        f"      - targets: ['{replicas[0]}', '{replicas[1]}', '{replicas[2]}']\n")
     r.start([prometheus, f"--config.file={tmp / 'prometheus.yml'}", f"--storage.tsdb.path={tmp / 'tsdb'}",
              f"--web.listen-address=127.0.0.1:{prom_port}"], "prometheus.log")
 
     def all_up() -> bool:
         active = get_json(prom + "/api/v1/targets")["data"]["activeTargets"]
-        return len(active) == 2 and all(a["health"] == "up" for a in active)
+        return len(active) == 3 and all(a["health"] == "up" for a in active)
 
-    if not wait_for("Prometheus scrapes both replicas", all_up):
+    if not wait_for("Prometheus scrapes the three replicas", all_up):
         print((tmp / "prometheus.log").read_text()[-2000:])
         return
     time.sleep(0.6)
@@ -191,6 +215,9 @@ def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
     check(pre.returncode == 0 and json.loads(pre.stdout)[0]["status"] == "pass",
           f"preemption on the Prometheus snapshots: {pre.stdout[:200]} {pre.stderr.strip()}")
 
+    fleet_part(r, prom, replicas, sims, tmp)
+    fleet_bad_input(r, prom, tmp)
+
     # A replica killed: its past is still in Prometheus; its present is not.
     was_up = time.time()
     sims[1].kill()
@@ -210,7 +237,7 @@ def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
           f"a killed replica now: one line, exit 2, no file: {gone.stderr.strip()}")
 
     dead = free_port()
-    bad = [(["--match", '{job="vllm"}', "--at", f"{was_up - 0.3:.3f}"], "matches 2 replicas", prom),
+    bad = [(["--match", '{job="vllm"}', "--at", f"{was_up - 0.3:.3f}"], "matches 3 replicas", prom),
            (["--match", '{job="nope"}'], "no series", prom),
            (["--match", '{job=~"("}'], "Prometheus refused the query (bad_data)", prom),
            (["--match", 'job="vllm"'], "not a label selector", prom),
@@ -223,6 +250,263 @@ def body(r: Run, prometheus: str, tmp: pathlib.Path) -> None:
         lines = res.stderr.strip().splitlines()
         check(res.returncode == 2 and len(lines) == 1 and says in lines[0] and not out.exists(),
               f"snapshot --prometheus {' '.join(args)}: exit {res.returncode}, {lines}")
+
+
+def fleet_doc(res: subprocess.CompletedProcess, what: str):
+    try:
+        doc = json.loads(res.stdout)
+    except json.JSONDecodeError:
+        check(False, f"{what}: a JSON document (exit {res.returncode}, {res.stderr.strip()[:300]})")
+        return None
+    check(doc.get("schema") == "inferlint.fleet/1", f"{what}: an inferlint.fleet/1 document")
+    return doc
+
+
+def result_of(results: list, code: str):
+    return next((x for x in results if x["tripwire"] == code), None)
+
+
+def fleet_part(r: Run, prom: str, replicas: list[str], sims: list, tmp: pathlib.Path) -> None:
+    fleet = '{job="vllm"}'
+
+    def direct(tag: str) -> list[pathlib.Path]:
+        out = []
+        for i, rep in enumerate(replicas):
+            p = tmp / f"fleet-{tag}-{i}.snapshot.json"
+            d = r.cli("snapshot", f"http://{rep}", "-o", str(p))
+            check(d.returncode == 0, f"fleet: direct {tag} snapshot of replica {i}: {d.stderr.strip()}")
+            out.append(p)
+        return out
+
+    time.sleep(0.6)
+    t0 = time.time()
+    before = direct("before")
+    watch_file = tmp / "replica0.series.jsonl"
+    watch = r.start([r.bin, "watch", f"http://{replicas[0]}", "-o", str(watch_file), "--interval", "0.05",
+                     "--duration", "60"], "watch.log")
+    time.sleep(0.3)
+    loads = [r.start([r.sim, "vllm", "bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", f"http://{rep}",
+                      "--num-prompts", "12", "--max-concurrency", "4", "--random-input-len", "64",
+                      "--random-output-len", "512", "--ignore-eos", "--save-result", "--result-dir", str(tmp),
+                      "--result-filename", f"bench-{i}.json"], f"fleet-load-{i}.log")
+             for i, rep in enumerate(replicas)]
+    for i, load in enumerate(loads):
+        check(load.wait(timeout=120) == 0, f"fleet: the load on replica {i} completed")
+    time.sleep(0.3)
+    watch.terminate()
+    watch.wait(timeout=10)
+    time.sleep(0.4)
+    after = direct("after")
+    time.sleep(0.6)  # a scrape after the direct snapshots: each end holds the same counts
+    t1 = time.time()
+    win = ["--prometheus", prom, "--match", fleet, "--start", f"{t0:.3f}", "--end", f"{t1:.3f}"]
+
+    pre = r.cli("preemption", *win, "--json")
+    doc = fleet_doc(pre, "fleet preemption")
+    if doc is None:
+        return
+    names = [x["replica"] for x in doc["replicas"]]
+    check(pre.returncode == 0 and sorted(names) == sorted(replicas), f"fleet: three replicas by instance: {names}")
+    check(doc["step_s"] == 0.25 and doc["step_from"] == "the targets' scrape interval",
+          f"fleet: the step is the scrape interval from /api/v1/targets: {doc['step_s']} ({doc['step_from']})")
+    check(all(result_of(x["results"], "T1")["status"] == "pass" for x in doc["replicas"]) and
+          result_of(doc["fleet"]["results"], "T1")["status"] == "pass", "fleet: T1 passes per replica and for the fleet")
+    check(all(not x["gaps"] and x["samples"] > 10 for x in doc["replicas"]),
+          f"fleet: no gaps, samples {[x['samples'] for x in doc['replicas']]}")
+    text = r.cli("preemption", *win)
+    check(text.stdout.count("-- replica ") == 3 and "-- fleet (3 replicas)" in text.stdout,
+          f"fleet: the text has a heading per replica and the fleet: {text.stdout[:400]}")
+
+    rate = r.cli("rate", *win, "--json")
+    doc = fleet_doc(rate, "fleet rate")
+    if doc:
+        total = 0
+        for x in doc["replicas"]:
+            i = replicas.index(x["replica"])
+            d = json.loads(r.cli("rate", str(before[i]), str(after[i]), "--json").stdout)[0]
+            got = result_of(x["results"], "T10")
+            total += d["evidence"]["tokens"]
+            check(got["evidence"]["tokens"] == d["evidence"]["tokens"] > 0,
+                  f"fleet rate, replica {i}: {got['evidence']['tokens']} tokens, direct {d['evidence']['tokens']}")
+        f10 = result_of(doc["fleet"]["results"], "T10")
+        check(f10["evidence"]["tokens"] == total, f"fleet rate: the fleet's tokens are the sum ({f10['evidence']['tokens']} of {total})")
+
+    pc = fleet_doc(r.cli("prefix-cache", *win, "--json"), "fleet prefix-cache")
+    if pc:
+        for x in pc["replicas"]:
+            i = replicas.index(x["replica"])
+            d = json.loads(r.cli("prefix-cache", str(before[i]), str(after[i]), "--json").stdout)[0]
+            got = result_of(x["results"], "T16")
+            check(got["status"] == d["status"] and got["message"] == d["message"],
+                  f"fleet prefix-cache, replica {i}: {got['status']} {got['message']}, direct "
+                  f"{d['status']} {d['message']}")
+
+    one = ["--prometheus", prom, "--match", '{instance="%s"}' % replicas[0], "--start", f"{t0:.3f}", "--end", f"{t1:.3f}"]
+    load_log = str(tmp / "fleet-load-0.log")  # the load tool's test request, left out of its result
+    cc = r.cli("client-counts", *one, "--bench-result", str(tmp / "bench-0.json"), "--load-log", load_log, "--json")
+    doc = fleet_doc(cc, "client-counts on one replica")
+    if doc:
+        d = json.loads(r.cli("client-counts", str(before[0]), str(after[0]), "--bench-result",
+                             str(tmp / "bench-0.json"), "--load-log", load_log, "--json").stdout)
+        got, want = result_of(doc["fleet"]["results"], "T15"), result_of(d, "T15")
+        check(got is not None and want is not None and got["status"] == want["status"] == "pass",
+              f"client-counts --prometheus: T15 {got and got['status']} as direct {want and want['status']}: "
+              f"{got and got['message']} / {want and want['message']}")
+
+    ser = r.cli("series", *win, "--requested", "12", "--json")
+    doc = fleet_doc(ser, "fleet series")
+    if doc:
+        t8 = result_of(doc["fleet"]["results"], "T8")
+        check(t8["status"] == "pass" and t8["evidence"].get("sampling_interval_s") == 0.25 and
+              "sampled every 0.25 s" in t8["message"] and "lower bound" in t8["message"],
+              f"fleet T8 holds 12 against the sum, and says its sampling: {t8['status']}: {t8['message']}")
+        check(all(result_of(x["results"], "T8") is None for x in doc["replicas"]),
+              "fleet: T8 is the fleet's alone (a replica's share of the 12 is not known)")
+        direct_series = r.cli("series", str(watch_file), "--snapshot", str(after[0]), "--requested", "4", "--json")
+        d14 = result_of(json.loads(direct_series.stdout or "[]"), "T14") or {"status": "absent", "evidence": {}}
+        x0 = next(x for x in doc["replicas"] if x["replica"] == replicas[0])
+        p14 = result_of(x0["results"], "T14") or {"status": "absent", "evidence": {}}
+        check(d14["status"] == "pass" and p14["status"] in ("pass", "unknown") and
+              (p14["status"] != "pass" or
+               p14["evidence"].get("inferred_usable_blocks") == d14["evidence"].get("inferred_usable_blocks")),
+              f"replica 0's T14 from Prometheus ({p14['status']}, {p14['evidence'].get('inferred_usable_blocks')}) "
+              f"agrees with a 50 ms direct recording ({d14['status']}, "
+              f"{d14['evidence'].get('inferred_usable_blocks')}) where it decides")
+
+    run_dir = tmp / "run-folder"
+    run_dir.mkdir()
+    shutil.copy(before[0], run_dir / "before.snapshot.json")
+    shutil.copy(after[0], run_dir / "after.snapshot.json")
+    by_run = fleet_doc(r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(run_dir), "--json"),
+                       "--run")
+    if by_run:
+        t_b = json.loads(before[0].read_text())["t_wall"]
+        t_a = json.loads(after[0].read_text())["t_wall"]
+        check(abs(by_run["window"]["start"] - t_b) < 1e-3 and abs(by_run["window"]["end"] - t_a) < 1e-3,
+              f"--run takes the window from the folder's snapshots: {by_run['window']}")
+
+    page = tmp / "fleet.html"
+    rep = r.cli("report", *win, "--requested", "12", "-o", str(page))
+    html = page.read_text() if page.is_file() else ""
+    check(rep.returncode in (0, 1) and all(x in html for x in replicas) and "Replicas" in html,
+          f"report --prometheus writes one page with the replicas: exit {rep.returncode}, {rep.stderr.strip()[:200]}")
+    check("<script src=" not in html and 'href="http' not in html and 'src="http' not in html,
+          "the fleet page fetches nothing")
+
+    # Replica 2 killed mid-load, then started again on its port: a gap and a restart.
+    t2 = time.time()
+    load = r.start([r.sim, "vllm", "bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", f"http://{replicas[2]}",
+                    "--num-prompts", "40", "--max-concurrency", "4", "--random-input-len", "64",
+                    "--random-output-len", "512", "--ignore-eos"], "kill-load.log")
+    time.sleep(1.0)
+    sims[2].kill()
+    sims[2].wait()
+    load.wait(timeout=30)
+    time.sleep(1.5)
+    port = int(replicas[2].rsplit(":", 1)[1])
+    sims[2] = r.start(r.sim_argv(port), "replica-2-again.log")
+    restarted_at = time.time()
+
+    def up_again() -> bool:
+        q = urllib.parse.quote('up{instance="%s"}' % replicas[2])
+        got = get_json(f"{prom}/api/v1/query?query={q}")["data"]["result"]
+        return bool(got) and got[0]["value"][1] == "1" and got[0]["value"][0] > restarted_at
+
+    wait_for("replica 2 up again in Prometheus", up_again, 20)
+    again = r.start([r.sim, "vllm", "bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", f"http://{replicas[2]}",
+                     "--num-prompts", "4", "--max-concurrency", "4", "--random-input-len", "64",
+                     "--random-output-len", "64", "--ignore-eos"], "again-load.log")
+    again.wait(timeout=60)
+    time.sleep(0.8)
+    t3 = time.time()
+    res = r.cli("preemption", "--prometheus", prom, "--match", '{instance="%s"}' % replicas[2],
+                "--start", f"{t2:.3f}", "--end", f"{t3:.3f}", "--json")
+    doc = fleet_doc(res, "a replica killed and started again")
+    if doc:
+        x = doc["replicas"][0]
+        gap = sum(b - a for a, b in x["gaps"])
+        t1r = result_of(x["results"], "T1")
+        check(gap >= 1.0 and x["samples"] <= (t3 - t2 - gap) / 0.25 + 2,
+              f"the killed replica's gap is listed ({gap:.2f} s in {x['gaps']}), with no samples in it ({x['samples']})")
+        check(res.returncode == 1 and t1r["status"] == "fail" and t1r["evidence"].get("restarted") is True,
+              f"T1 says the replica restarted: exit {res.returncode}, {t1r['status']}: {t1r['message']}")
+    ser = r.cli("series", "--prometheus", prom, "--match", '{instance="%s"}' % replicas[2],
+                "--start", f"{t2:.3f}", "--end", f"{t3:.3f}", "--step", "0.25", "--json")
+    d = fleet_doc(ser, "series over the killed replica's window")
+    if d:
+        ev = result_of(d["replicas"][0]["results"], "T9")
+        check(ev is not None, f"series over the gap gives T9: {ev and ev['status']}")
+
+
+class FakeProm(BaseHTTPRequestHandler):
+    """A Prometheus that lies in one way at a time (FakeProm.mode)."""
+    mode = "partial"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def answer(self, doc: dict, status: int = 200) -> None:
+        body = json.dumps(doc).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        mode, path = FakeProm.mode, self.path
+        if mode == "hang":
+            time.sleep(10)
+            return
+        sets = [{"__name__": "vllm:num_requests_running", "instance": "10.0.0.1:8000", "job": "vllm"}]
+        if path.startswith("/api/v1/series"):
+            if mode == "empty":
+                return self.answer({"status": "success", "data": []})
+            doc = {"status": "success", "data": sets}
+            if mode == "partial":
+                doc["warnings"] = ["partial response: store 10.0.0.9:10901 unavailable"]
+            return self.answer(doc)
+        if path.startswith("/api/v1/targets"):
+            return self.answer({"status": "success", "data": {"activeTargets": [
+                {"labels": {"instance": "10.0.0.1:8000", "job": "vllm"}, "scrapeInterval": "1s", "health": "up"}]}})
+        if path.startswith("/api/v1/query_range"):
+            return self.answer({"status": "error", "errorType": "bad_data",
+                                "error": "exceeded maximum resolution of 11,000 points per timeseries. Try "
+                                         "decreasing the query resolution (?step=XX)"}, 400)
+        return self.answer({"status": "success", "data": {"resultType": "vector", "result": []}})
+
+
+def fleet_bad_input(r: Run, prom: str, tmp: pathlib.Path) -> None:
+    fake = ThreadingHTTPServer(("127.0.0.1", 0), FakeProm)
+    fake.daemon_threads = True
+    threading.Thread(target=fake.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{fake.server_address[1]}"
+    now = time.time()
+    win = ["--start", f"{now - 60:.3f}", "--end", f"{now:.3f}"]
+    dead = free_port()
+    cases = [("partial", url, [], "may be partial"),
+             ("too_long", url, [], "exceeded maximum resolution"),
+             ("empty", url, [], "no series of vLLM, SGLang or TensorRT-LLM"),
+             ("hang", url, ["--timeout", "1"], url.split("//")[1]),
+             ("down", f"http://127.0.0.1:{dead}", [], f"127.0.0.1:{dead}"),
+             ("none", prom, ["--match", '{job="nope"}'], "no series"),
+             ("bad selector", prom, ["--match", '{job=~"("}'], "Prometheus refused the query"),
+             ("no window", prom, ["--match", '{job="vllm"}', "--start", ""], "--start and --end"),
+             ("another engine", prom, ["--match", '{job="vllm"}', "--engine", "sglang"], "vLLM")]
+    try:
+        for mode, where, extra, says in cases:
+            FakeProm.mode = mode
+            args = ["series", "--prometheus", where, *win, *extra]
+            if mode == "no window":
+                args = ["series", "--prometheus", where, "--match", '{job="vllm"}']
+            t = time.monotonic()
+            res = r.cli(*args)
+            took = time.monotonic() - t
+            lines = res.stderr.strip().splitlines()
+            check(res.returncode == 2 and len(lines) == 1 and says in lines[0] and not res.stdout.strip() and took < 8,
+                  f"fleet bad input, {mode}: exit {res.returncode} in {took:.1f} s, {lines}")
+    finally:
+        fake.shutdown()
 
 
 if __name__ == "__main__":

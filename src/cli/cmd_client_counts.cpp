@@ -1,8 +1,10 @@
 // `inferlint client-counts BEFORE AFTER --bench-result FILE [--load-log LOG]`: T15 and
 // T18, the load tool's own counts against the server's counters between two snapshots.
+#include "fleet_input.hpp"
 #include "registry.hpp"
 
 #include "inferlint/checks/suite.hpp"
+#include "inferlint/parse/loadlog.hpp"
 #include "inferlint/run/loader.hpp"
 
 namespace inferlint::cli::client_counts_cmd {
@@ -10,14 +12,30 @@ namespace {
 
 struct Opts {
     std::string before, after, bench_result, load_log;
+    FleetOptions fleet;
 };
 
 int run_client_counts(const Opts& o, const Common& common) {
+    fleet_or_files(o.fleet, "client-counts", {{"before", &o.before}, {"after", &o.after}});
     run::RunFileSet files;
-    files.before = o.before;
-    files.after = o.after;
+    if (!o.fleet.wanted()) {
+        files.before = o.before;
+        files.after = o.after;
+    }
     files.bench = o.bench_result;
     if (!o.load_log.empty()) files.load_log = o.load_log;
+    if (o.fleet.wanted()) {
+        // The load tool's counts are the whole fleet's: held against the counters summed
+        // over every replica.
+        auto loaded = run::load_run(files, common.engine, [&](const Engine* e, const std::string& what) {
+            return !other_engine(common, e, what);
+        });
+        if (!loaded) return 2;
+        return run_fleet(o.fleet, common, {TripwireId::T15, TripwireId::T18}, [&](checks::RunEvidence& fleet) {
+            fleet.bench = loaded->evidence.bench;
+            if (files.load_log) fleet.untimed_requests = untimed_requests_in(*files.load_log);
+        });
+    }
     const Engine* found = nullptr;
     auto loaded = run::load_run(files, common.engine, [&](const Engine* e, const std::string& what) {
         if (e && !found) found = e;
@@ -41,13 +59,14 @@ const Registrar reg{Command{
     .default_tripwires = DefaultTripwires::all,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("before", o->before, "snapshot taken before the run")->required();
-        app.add_option("after", o->after, "snapshot taken after the run")->required();
+        app.add_option("before", o->before, "snapshot taken before the run");
+        app.add_option("after", o->after, "snapshot taken after the run");
         app.add_option("--bench-result", o->bench_result,
                        "the load tool's result file (vllm bench serve --save-result, SGLang's --output-file)")
             ->required();
         app.add_option("--load-log", o->load_log,
                        "the load tool's console output: the test and warm-up requests it left out of its result");
+        add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_client_counts(*o, common); };
     }}};
 

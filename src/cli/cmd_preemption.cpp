@@ -1,3 +1,4 @@
+#include "fleet_input.hpp"
 #include "registry.hpp"
 #include "snapshots_input.hpp"
 
@@ -10,9 +11,15 @@ namespace {
 
 struct Opts {
     std::string before, after, series, boot_log;
+    FleetOptions fleet;
 };
 
 int run_preemption(const Opts& o, const Common& common) {
+    fleet_or_files(o.fleet, "preemption", {{"before", &o.before}, {"after", &o.after}});
+    if (o.fleet.wanted()) {
+        if (!o.series.empty()) throw InputError("preemption: --series is read from Prometheus with --prometheus");
+        return run_fleet(o.fleet, common, {TripwireId::T1});
+    }
     auto snaps = load_snapshots(common, o.before, o.after);
     if (!snaps) return 2;
     checks::RunEvidence ev;
@@ -40,11 +47,12 @@ const Registrar reg{Command{
     .takes_engine = TakesEngine::yes,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("before", o->before, "snapshot taken before the run")->required();
-        app.add_option("after", o->after, "snapshot taken after the run")->required();
+        app.add_option("before", o->before, "snapshot taken before the run");
+        app.add_option("after", o->after, "snapshot taken after the run");
         app.add_option("--series", o->series, "recording of the run, for engines that count no preemptions");
         app.add_option("--boot-log", o->boot_log,
                        "the server's log, saved until after the run: TensorRT-LLM logs each pause there");
+        add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_preemption(*o, common); };
     }}};
 

@@ -1,5 +1,6 @@
 // `inferlint prefix-cache BEFORE AFTER [--unique-prompts] [--boot-log LOG]`: T16, the share
 // of the run's prompt tokens the server's prefix cache served between two snapshots.
+#include "fleet_input.hpp"
 #include "registry.hpp"
 #include "snapshots_input.hpp"
 
@@ -16,6 +17,7 @@ namespace {
 struct Opts {
     std::string before, after, boot_log;
     bool unique_prompts = false;
+    FleetOptions fleet;
 };
 
 // Says on stderr when the two snapshots name different engines; true: refuse (exit 2).
@@ -29,6 +31,13 @@ bool snapshots_disagree(const Opts& o, const Snapshot& before, const Snapshot& a
 }
 
 int run_prefix_cache(const Opts& o, const Common& common) {
+    fleet_or_files(o.fleet, "prefix-cache", {{"before", &o.before}, {"after", &o.after}});
+    if (o.fleet.wanted()) {
+        if (!o.boot_log.empty()) throw InputError("prefix-cache: --boot-log is one server's log; with --prometheus give none");
+        return run_fleet(o.fleet, common, {TripwireId::T16}, [&](checks::RunEvidence& fleet) {
+            if (o.unique_prompts) fleet.unique_prompts = "--unique-prompts";
+        });
+    }
     auto snaps = load_snapshots(common, o.before, o.after);
     if (!snaps) return 2;
     if (snapshots_disagree(o, snaps->first, snaps->second)) return 2;
@@ -64,11 +73,12 @@ const Registrar reg{Command{
     .default_tripwires = DefaultTripwires::all,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("before", o->before, "snapshot taken before the run")->required();
-        app.add_option("after", o->after, "snapshot taken after the run")->required();
+        app.add_option("before", o->before, "snapshot taken before the run");
+        app.add_option("after", o->after, "snapshot taken after the run");
         app.add_flag("--unique-prompts", o->unique_prompts,
                      "the load sent no prompt twice: a share above 10% fails instead of warning");
         app.add_option("--boot-log", o->boot_log, "the server's log, which says whether prefix caching was on");
+        add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_prefix_cache(*o, common); };
     }}};
 

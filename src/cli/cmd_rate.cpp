@@ -1,3 +1,4 @@
+#include "fleet_input.hpp"
 #include "registry.hpp"
 #include "snapshots_input.hpp"
 
@@ -9,6 +10,7 @@ namespace {
 
 struct Opts {
     std::string before, after, counter;
+    FleetOptions fleet;
 };
 
 const Registrar reg{Command{
@@ -19,10 +21,15 @@ const Registrar reg{Command{
     .takes_engine = TakesEngine::yes,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("before", o->before, "snapshot taken before the run")->required();
-        app.add_option("after", o->after, "snapshot taken after the run")->required();
+        app.add_option("before", o->before, "snapshot taken before the run");
+        app.add_option("after", o->after, "snapshot taken after the run");
         app.add_option("--counter", o->counter, "counter to divide (default: the generated tokens)");
+        add_fleet_options(app, o->fleet);
         return [o](const Common& common) -> int {
+            fleet_or_files(o->fleet, "rate", {{"before", &o->before}, {"after", &o->after}});
+            if (o->fleet.wanted())
+                return run_fleet(o->fleet, common, {TripwireId::T10},
+                                 [&](checks::RunEvidence& fleet) { fleet.rate_counter = o->counter; });
             auto snaps = load_snapshots(common, o->before, o->after);
             if (!snaps) return 2;
             checks::RunEvidence ev;

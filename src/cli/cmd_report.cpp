@@ -2,6 +2,7 @@
 // [--series S] [--bench-result R] [--requested N] [--title T] [--unique-prompts]`: every
 // tripwire the run's files allow, printed, and one offline HTML page. Files named on the
 // command line win over the ones found in the folder.
+#include "fleet_input.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -28,6 +29,7 @@ struct Opts {
     std::vector<std::string> boot_logs;
     std::optional<checks::Requested> requested;
     bool unique_prompts = false;
+    FleetOptions fleet;
 };
 
 // The terminal's lines, the --json document and the CI formats' verdicts, from one report.
@@ -117,7 +119,63 @@ report::PageInfo page_info(const Opts& o) {
     return page;
 }
 
+// --prometheus: the fleet's verdicts, its page with the replica table and a chart per replica.
+int run_fleet_report(const Opts& o, const Common& common) {
+    if (!o.run.empty() || !o.before.empty() || !o.after.empty() || !o.series.empty() || !o.boot_logs.empty())
+        throw InputError("report: with --prometheus the run is read from Prometheus: give -o and no run folder or "
+                         "snapshot, series or boot-log files (--run DIR takes a folder's window)");
+    if (o.out.empty()) throw InputError("report: with --prometheus, -o names the page to write");
+    std::optional<BenchResult> bench;
+    if (!o.bench_result.empty()) {
+        run::RunFileSet files;
+        files.bench = o.bench_result;
+        auto loaded = run::load_run(files, common.engine, refuse_other_engine(common));
+        if (!loaded) return 2;
+        bench = loaded->evidence.bench;
+    }
+    auto in = read_fleet_input(o.fleet, common);
+    if (!in) return 2;
+    in->fleet.bench = bench;
+    in->fleet.requested = o.requested ? o.requested
+                          : bench && bench->max_concurrency ? checks::Requested::of(*bench->max_concurrency)
+                                                            : std::nullopt;
+    if (o.unique_prompts) in->fleet.unique_prompts = "--unique-prompts";
+    const checks::FleetVerdicts v = checks::check_fleet(in->replicas, in->fleet, in->window.step_s);
+    checks::RunVerdicts fleet = v.fleet;
+    fleet.results = common.selected(std::move(fleet.results));
+    report::PageInfo page;
+    page.title = o.title.empty() ? fmt::format("Fleet of {} replicas", in->window.replicas.size()) : o.title;
+    page.generated = util::local_time_text();
+    page.sources.push_back(in->window.url);
+    report::FleetPage fp;
+    fp.source = fleet_source_words(in->window);
+    fp.replica_label = in->window.replica_key;
+    fp.start = in->window.window.start;
+    fp.step_s = in->window.step_s;
+    for (std::size_t i = 0; i < in->window.replicas.size(); ++i) {
+        const auto& r = in->window.replicas[i];
+        report::FleetReplica row;
+        row.name = r.name;
+        row.results = common.selected(v.replicas[i].second.results);
+        row.series = r.series;
+        row.gaps = r.gaps;
+        row.resets = r.resets;
+        if (!r.before) row.missing = "none at the start: " + r.before_missing;
+        if (!r.after) row.missing += (row.missing.empty() ? "" : "; ") + std::string("none at the end: ") + r.after_missing;
+        fp.replicas.push_back(std::move(row));
+    }
+    checks::RunEvidence ev = in->fleet;
+    report::Report rep = report::build_report(std::move(ev), std::move(fleet), in->fleet_series.front(), std::nullopt,
+                                              std::move(page));
+    rep.fleet = std::move(fp);
+    util::write_file(o.out, report::render_report_html(rep));
+    emit_fleet(*in, v, common, {}, fmt::format("{} -> {}\n", counts_summary(rep.results), o.out));
+    return 0;
+}
+
 int run_report(Opts o, const Common& common) {
+    if (o.fleet.wanted()) return run_fleet_report(o, common);
+    fleet_or_files(o.fleet, "report", {});
     std::optional<fs::path> run;
     if (!o.run.empty()) {
         run = o.run;
@@ -172,6 +230,7 @@ const Registrar reg{Command{
         app.add_option("--title", o->title, "report title");
         app.add_flag("--unique-prompts", o->unique_prompts,
                      "the load sent no prompt twice: a large prefix-cache share fails T16");
+        add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_report(*o, common); };
     }}};
 

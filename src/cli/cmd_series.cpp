@@ -1,5 +1,6 @@
 // `inferlint series S [--snapshot SNAP] [--requested N] [--boot-log LOG]`: T14, T9 and
 // T8 from a gauge recording.
+#include "fleet_input.hpp"
 #include "registry.hpp"
 
 #include "inferlint/checks/suite.hpp"
@@ -17,9 +18,16 @@ namespace {
 struct Opts {
     std::string series, snapshot, boot_log;
     std::optional<checks::Requested> requested;
+    FleetOptions fleet;
 };
 
 int run_series(const Opts& o, const Common& common) {
+    fleet_or_files(o.fleet, "series", {{"series", &o.series}});
+    if (o.fleet.wanted()) {
+        if (!o.snapshot.empty()) throw InputError("series: --snapshot is read from Prometheus with --prometheus");
+        return run_fleet(o.fleet, common, {TripwireId::T14, TripwireId::T9, TripwireId::T8},
+                         [&](checks::RunEvidence& fleet) { fleet.requested = o.requested; });
+    }
     SeriesSummary s = summarize_series_file(o.series);
     const Engine* found = s.named_engine();
     if (other_engine(common, found, o.series)) return 2;
@@ -54,10 +62,11 @@ const Registrar reg{Command{
     .takes_engine = TakesEngine::yes,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
-        app.add_option("series", o->series, "gauge recording of the run (inferlint.series/1)")->required();
+        app.add_option("series", o->series, "gauge recording of the run (inferlint.series/1)");
         app.add_option("--snapshot", o->snapshot, "a snapshot from the same boot (for T14)");
         add_requested_option(app, o->requested, "client concurrency (for T8)");
         app.add_option("--boot-log", o->boot_log, "boot log, to set the boot line's claim beside T8");
+        add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_series(*o, common); };
     }}};
 

@@ -98,19 +98,31 @@ std::string PromSeries::name() const {
     return it == labels.end() ? std::string() : it->second;
 }
 
-PromAnswer parse_prom_answer(std::string_view body, const std::string& source) {
+namespace {
+
+// The envelope every answer has: {"status": "success", "data": ..., "warnings": [...]}, or
+// an error answer, which throws. Returns the document; `warnings` gets the warnings.
+Json prom_api_envelope(std::string_view body, const std::string& source, std::vector<std::string>& warnings) {
     Json doc = Json::parse(body.begin(), body.end(), nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("status") || !doc["status"].is_string())
         prom_api_bad(source, "not an answer of Prometheus's HTTP API (no JSON object with a status)");
-    PromAnswer a;
     if (doc.contains("warnings") && doc["warnings"].is_array())
         for (const auto& w : doc["warnings"])
-            if (w.is_string()) a.warnings.push_back(w.get<std::string>());
+            if (w.is_string()) warnings.push_back(w.get<std::string>());
     if (doc["status"] != "success") {
         const std::string type = doc.value("errorType", std::string("unknown"));
         const std::string error = doc.contains("error") && doc["error"].is_string() ? doc["error"].get<std::string>() : "";
         prom_api_bad(source, fmt::format("Prometheus refused the query ({}): {}", type, error.substr(0, 300)));
     }
+    if (!doc.contains("data")) prom_api_bad(source, "the answer has no data");
+    return doc;
+}
+
+}  // namespace
+
+PromAnswer parse_prom_answer(std::string_view body, const std::string& source) {
+    PromAnswer a;
+    Json doc = prom_api_envelope(body, source, a.warnings);
     if (!doc.contains("data") || !doc["data"].is_object() || !doc["data"].contains("resultType") ||
         !doc["data"]["resultType"].is_string() || !doc["data"].contains("result"))
         prom_api_bad(source, "the answer has no data.resultType and data.result");
@@ -122,6 +134,77 @@ PromAnswer parse_prom_answer(std::string_view body, const std::string& source) {
     if (!result.is_array()) prom_api_bad(source, "data.result is not a list");
     for (const auto& item : result) a.series.push_back(prom_api_series(item, matrix, source));
     return a;
+}
+
+std::vector<std::map<std::string, std::string>> parse_prom_label_sets(std::string_view body, const std::string& source,
+                                                                 std::vector<std::string>& warnings) {
+    Json doc = prom_api_envelope(body, source, warnings);
+    if (!doc["data"].is_array()) prom_api_bad(source, "the answer's data is not a list of label sets");
+    std::vector<std::map<std::string, std::string>> out;
+    for (const auto& item : doc["data"]) {
+        if (!item.is_object()) prom_api_bad(source, "a label set is not an object");
+        std::map<std::string, std::string> labels;
+        for (const auto& [k, v] : item.items()) {
+            if (!prom_api_name_ok(k, false)) prom_api_bad(source, "a series has a label name Prometheus does not allow");
+            if (!v.is_string()) prom_api_bad(source, fmt::format("the label {} is not a string", k));
+            labels[k] = v.get<std::string>();
+        }
+        out.push_back(std::move(labels));
+    }
+    return out;
+}
+
+std::optional<double> parse_prom_duration(std::string_view text) {
+    // Prometheus's durations: one or more of <digits><unit>, largest unit first:
+    // y w d h m s ms ("1m30s", "250ms", "15s").
+    if (text.empty() || text.size() > 40) return std::nullopt;
+    double total = 0;
+    std::size_t i = 0;
+    bool any = false;
+    while (i < text.size()) {
+        std::size_t j = i;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+        if (j == i || j - i > 12) return std::nullopt;
+        const double n = std::strtod(std::string(text.substr(i, j - i)).c_str(), nullptr);
+        std::size_t k = j;
+        while (k < text.size() && std::isalpha(static_cast<unsigned char>(text[k]))) ++k;
+        const std::string_view unit = text.substr(j, k - j);
+        double s = 0;
+        if (unit == "ms") s = 0.001;
+        else if (unit == "s") s = 1;
+        else if (unit == "m") s = 60;
+        else if (unit == "h") s = 3600;
+        else if (unit == "d") s = 86400;
+        else if (unit == "w") s = 7 * 86400;
+        else if (unit == "y") s = 365 * 86400;
+        else return std::nullopt;
+        total += n * s;
+        any = true;
+        i = k;
+    }
+    if (!any || !(total > 0)) return std::nullopt;
+    return total;
+}
+
+std::vector<PromTarget> parse_prom_targets(std::string_view body, const std::string& source) {
+    std::vector<std::string> warnings;
+    Json doc = prom_api_envelope(body, source, warnings);
+    const Json& data = doc["data"];
+    if (!data.is_object() || !data.contains("activeTargets") || !data["activeTargets"].is_array())
+        prom_api_bad(source, "the answer has no data.activeTargets list");
+    std::vector<PromTarget> out;
+    for (const auto& t : data["activeTargets"]) {
+        if (!t.is_object() || !t.contains("labels") || !t["labels"].is_object())
+            prom_api_bad(source, "a target has no labels");
+        PromTarget target;
+        for (const auto& [k, v] : t["labels"].items())
+            if (v.is_string()) target.labels[k] = v.get<std::string>();
+        if (t.contains("scrapeInterval") && t["scrapeInterval"].is_string())
+            target.scrape_interval_s = parse_prom_duration(t["scrapeInterval"].get<std::string>());
+        if (t.contains("health") && t["health"].is_string()) target.health = t["health"].get<std::string>();
+        out.push_back(std::move(target));
+    }
+    return out;
 }
 
 std::string exposition_text(const std::vector<PromSeries>& series, const std::set<std::string>& drop,

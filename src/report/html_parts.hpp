@@ -66,6 +66,8 @@ std::string run_charts(const Report& rep);
 std::string pools_chart(const Report& rep);
 std::string memory_chart(const parse::BootFacts& f);
 std::string tput_note(const Report& rep);
+// The replica table and a chart per replica, for a fleet's page ("" when not a fleet).
+std::string fleet_section(const Report& rep);
 
 // Most points a time chart draws: min and max per pixel column of a 290-column plot.
 inline constexpr std::size_t kChartColumns = 290;

@@ -1,6 +1,7 @@
 // The page's frame, which every inferlint page shares: the document head (no request
 // leaves it), the top bar with the mark and the light/dark switch, the footer, the script.
 #include "html_parts.hpp"
+#include "inferlint/util/url.hpp"
 
 #include "inferlint_assets.inc"
 
@@ -21,12 +22,7 @@ constexpr std::string_view kLogo =
 
 // Percent-encodes what a data: URL may not carry bare.
 std::string page_data_url(std::string_view svg) {
-    std::string out = "data:image/svg+xml,";
-    for (unsigned char c : svg) {
-        bool bare = std::isalnum(c) || std::string_view("-_.~ =:/,").find(static_cast<char>(c)) != std::string_view::npos;
-        out += bare ? std::string(1, static_cast<char>(c)) : fmt::format("%{:02X}", c);
-    }
-    return out;
+    return "data:image/svg+xml," + util::percent_encode(svg, "-_.~ =:/,");
 }
 
 // Before the first paint, so a remembered theme never flashes the other one.

@@ -245,6 +245,7 @@ std::string render_report_html(const Report& rep) {
     body += html::happened_section(rep);
     body += "<section class=\"results\" aria-labelledby=\"h-results\"><h2 id=\"h-results\">Results</h2>" +
             verdict(rep) + status_note(rep) + html::status_glossary() + findings(rep) + "</section>";
+    body += html::fleet_section(rep);
     if (!charts.empty())
         body += "<section class=\"charts\"><h2>What the server did</h2>" + html::tput_note(rep) + charts + "</section>";
     body += boot_section(rep);

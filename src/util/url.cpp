@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
 
 namespace inferlint::util {
 namespace {
@@ -93,5 +94,21 @@ BaseUrl parse_base_url(std::string_view text) {
 }
 
 std::string normalise_base_url(std::string_view text) { return parse_base_url(text).str(); }
+
+std::string percent_encode(std::string_view text, std::string_view keep) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size());
+    for (unsigned char c : text) {
+        if (std::isalnum(c) || keep.find(static_cast<char>(c)) != std::string_view::npos) {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
 
 }  // namespace inferlint::util

@@ -55,8 +55,28 @@ struct Summary {
     long long finished_with(const std::string& reason) const;  // 0 when absent
 };
 
+// A fleet read from Prometheus (`report --prometheus`): a row and a chart per replica
+// beside the fleet's own verdicts.
+struct FleetReplica {
+    std::string name;                  // "10.0.0.5:8000", "vllm-0"
+    std::vector<CheckResult> results;  // its own verdicts
+    Series series;                     // its gauges, every step where Prometheus had them
+    std::vector<std::pair<double, double>> gaps;
+    long long resets = 0;
+    std::string missing;  // why a snapshot is absent at an end, "" when none is
+};
+
+struct FleetPage {
+    std::string source;  // "Prometheus http://p:9090 {job=\"vllm\"}, gauges every 0.25 s (...)"
+    std::string replica_label;  // "instance" or "pod"
+    double start = 0;           // the window, seconds since the epoch
+    double step_s = 0;
+    std::vector<FleetReplica> replicas;
+};
+
 struct Report {
     std::string title;
+    std::optional<FleetPage> fleet;
     std::vector<CheckResult> results;
     std::vector<std::pair<std::string, parse::BootFacts>> boots;  // (label, facts) per boot log
     std::optional<Series> series;

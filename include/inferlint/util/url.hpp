@@ -30,4 +30,8 @@ BaseUrl parse_base_url(std::string_view text);
 // The same, as text ("http://h:8000").
 std::string normalise_base_url(std::string_view text);
 
+// `text` percent-encoded (%XX, upper case) but for letters, digits and the characters in
+// `keep` (by default RFC 3986's unreserved ones, as a query string's value wants).
+std::string percent_encode(std::string_view text, std::string_view keep = "-_.~");
+
 }  // namespace inferlint::util
