@@ -55,8 +55,14 @@ CheckResult across_replicas(TripwireId tripwire, const std::vector<std::pair<std
     const CheckResult* worst = nullptr;
     std::string worst_name;
     int n_worst = 0, counted = 0;
-    for (const auto& [name, r] : each) {
-        if (!r) continue;
+    std::vector<CheckResult> none;  // a replica without this verdict: Can't tell there
+    none.reserve(each.size());
+    for (auto [name, r] : each) {
+        if (!r) {
+            none.push_back({tripwire, Status::unknown,
+                            "no verdict from this replica (a snapshot or its samples are missing)", Json::object()});
+            r = &none.back();
+        }
         ++counted;
         per[name] = r->to_json();
         if (!worst || rank(r->status) > rank(worst->status)) {
@@ -67,7 +73,7 @@ CheckResult across_replicas(TripwireId tripwire, const std::vector<std::pair<std
     }
     Json ev = Json::object();
     ev["replicas"] = per;
-    if (!worst) return {tripwire, Status::unknown, "no replica gave this verdict", ev};
+    if (!worst) return {tripwire, Status::unknown, "no replica in the window", ev};
     if (worst->status == Status::not_applicable) return {tripwire, Status::not_applicable, worst->message, ev};
     if (worst->status == Status::pass) {
         return {tripwire, Status::pass,
@@ -109,6 +115,15 @@ FleetVerdicts check_fleet(const std::vector<ReplicaEvidence>& replicas, const Ru
         const bool per_replica = x.tripwire == TripwireId::T9 || x.tripwire == TripwireId::T14;
         if (per_replica || (across.status == Status::fail && x.status != Status::fail)) x = std::move(across);
     }
+    // A tripwire the replicas give that the fleet's evidence could not (no union snapshot,
+    // because a replica has none at an end): the replicas' verdicts, as one.
+    for (const auto& [name, v] : out.replicas)
+        for (const auto& x : v.results) {
+            if (x.tripwire == TripwireId::T8 || out.fleet.result(x.tripwire)) continue;
+            std::vector<std::pair<std::string, const CheckResult*>> each;
+            for (const auto& [n2, v2] : out.replicas) each.emplace_back(n2, v2.result(x.tripwire));
+            out.fleet.results.push_back(across_replicas(x.tripwire, each));
+        }
     out.fleet.usable_blocks.reset();
     if (!several && !out.replicas.empty()) out.fleet.usable_blocks = out.replicas.front().second.usable_blocks;
     return out;

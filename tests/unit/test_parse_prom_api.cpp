@@ -108,3 +108,40 @@ TEST_CASE("parse_moment: Unix seconds and RFC 3339, anything else one line", "[p
         }
     }
 }
+
+TEST_CASE("prom_api: /api/v1/series label sets, /api/v1/targets and durations", "[prom_api][fleet]") {
+    std::vector<std::string> warnings;
+    auto sets = parse::parse_prom_label_sets(
+        R"({"status":"success","data":[{"__name__":"vllm:num_requests_running","instance":"127.0.0.1:8001","job":"vllm"},
+            {"__name__":"vllm:num_requests_running","pod":"vllm-1","job":"vllm"}],"warnings":["partial response"]})",
+        "P (series)", warnings);
+    REQUIRE(sets.size() == 2);
+    CHECK(sets[1].at("pod") == "vllm-1");
+    CHECK(warnings == std::vector<std::string>{"partial response"});
+    CHECK_THROWS_WITH(parse::parse_prom_label_sets(R"({"status":"success","data":{"x":1}})", "P (series)", warnings),
+                      Contains("P (series): the answer's data is not a list"));
+    CHECK_THROWS_WITH(parse::parse_prom_label_sets(R"({"status":"success","data":[{"0bad":"x"}]})", "P", warnings),
+                      Contains("label name"));
+    CHECK_THROWS_WITH(parse::parse_prom_label_sets(
+                          R"({"status":"error","errorType":"bad_data","error":"parse error"})", "P", warnings),
+                      Contains("Prometheus refused the query (bad_data): parse error"));
+
+    auto targets = parse::parse_prom_targets(
+        R"({"status":"success","data":{"activeTargets":[
+            {"labels":{"instance":"127.0.0.1:8001","job":"vllm"},"scrapeInterval":"250ms","health":"up"},
+            {"labels":{"instance":"127.0.0.1:8002","job":"vllm"},"scrapeInterval":"1m30s","health":"down"},
+            {"labels":{"instance":"127.0.0.1:8003","job":"vllm"},"health":"unknown"}],"droppedTargets":[]}})",
+        "P (targets)");
+    REQUIRE(targets.size() == 3);
+    CHECK(*targets[0].scrape_interval_s == Approx(0.25));
+    CHECK(*targets[1].scrape_interval_s == Approx(90));
+    CHECK(targets[1].health == "down");
+    CHECK_FALSE(targets[2].scrape_interval_s);
+    CHECK_THROWS_WITH(parse::parse_prom_targets(R"({"status":"success","data":{}})", "P (targets)"),
+                      Contains("no data.activeTargets"));
+
+    CHECK(*parse::parse_prom_duration("15s") == 15);
+    CHECK(*parse::parse_prom_duration("1h2m") == 3720);
+    CHECK(*parse::parse_prom_duration("5ms") == Approx(0.005));
+    for (const char* bad : {"", "15", "s", "1x", "-1s", "0s", "1.5s"}) CHECK_FALSE(parse::parse_prom_duration(bad));
+}

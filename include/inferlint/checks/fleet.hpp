@@ -31,7 +31,8 @@ struct FleetVerdicts {
 FleetVerdicts check_fleet(const std::vector<ReplicaEvidence>& replicas, const RunEvidence& fleet, double step_s);
 
 // One verdict from the replicas' verdicts on one tripwire: failed when any failed (naming
-// it), else Can't tell when any could not tell, else a warning when any warned, else passed;
+// it), else Can't tell when any could not tell (a replica without the verdict, nullptr,
+// could not tell), else a warning when any warned, else passed;
 // not applicable when none applies. The evidence holds each replica's.
 CheckResult across_replicas(TripwireId tripwire, const std::vector<std::pair<std::string, const CheckResult*>>& each);
 

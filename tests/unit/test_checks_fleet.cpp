@@ -1,0 +1,110 @@
+// A fleet's verdicts (checks/fleet) on the project's own simulator recordings: a healthy
+// replica beside one that preempted, and the fleet's T8 held against the summed running
+// requests (run::fleet_sum) of two replicas.
+#include "support.hpp"
+
+#include "inferlint/checks/fleet.hpp"
+#include "inferlint/run/prometheus.hpp"
+
+using namespace inferlint;
+using Catch::Matchers::Contains;
+
+namespace {
+
+checks::RunEvidence replica_of(const std::string& which) {
+    const auto dir = testsupport::own_fixtures() / "vllm-sim" / which;
+    checks::RunEvidence ev;
+    ev.before = load_snapshot(dir / "before.snapshot.json");
+    ev.after = load_snapshot(dir / "after.snapshot.json");
+    ev.series = summarize_series_file(dir / "run.series.jsonl");
+    return ev;
+}
+
+const CheckResult& of(const checks::RunVerdicts& v, TripwireId t) {
+    const CheckResult* r = v.result(t);
+    REQUIRE(r != nullptr);
+    return *r;
+}
+
+}  // namespace
+
+TEST_CASE("fleet: a replica that preempted fails the fleet's T1, naming it", "[fleet]") {
+    std::vector<checks::ReplicaEvidence> replicas{{"a:8000", replica_of("healthy"), 0},
+                                                  {"b:8000", replica_of("preempted"), 0}};
+    checks::RunEvidence fleet;  // no union snapshots: each replica's T1 decides
+    auto v = checks::check_fleet(replicas, fleet, 0.25);
+    REQUIRE(v.replicas.size() == 2);
+    CHECK(of(v.replicas[0].second, TripwireId::T1).status == Status::pass);
+    CHECK(of(v.replicas[1].second, TripwireId::T1).status == Status::fail);
+    const auto& t1 = of(v.fleet, TripwireId::T1);
+    CHECK(t1.status == Status::fail);
+    CHECK_THAT(t1.message, Contains("replica b:8000: "));
+    CHECK(t1.evidence["replicas"].contains("a:8000"));
+    // T14 is each replica's: the fleet's row carries both.
+    const auto& t14 = of(v.fleet, TripwireId::T14);
+    CHECK(t14.evidence["replicas"].size() == 2);
+    CHECK(t14.status == of(v.replicas[0].second, TripwireId::T14).status);
+}
+
+TEST_CASE("fleet: a replica's counter resets fail its T1 as a restart", "[fleet]") {
+    std::vector<checks::ReplicaEvidence> replicas{{"a:8000", replica_of("healthy"), 3}};
+    auto v = checks::check_fleet(replicas, replicas[0].evidence, 1.0);
+    const auto& t1 = of(v.replicas[0].second, TripwireId::T1);
+    CHECK(t1.status == Status::fail);
+    CHECK(t1.evidence["restarted"] == true);
+    CHECK(t1.evidence["resets"] == 3);
+    CHECK(of(v.fleet, TripwireId::T1).status == Status::fail);
+}
+
+TEST_CASE("fleet: T8 holds the requested concurrency against the sum over replicas", "[fleet]") {
+    const auto series = read_series(testsupport::own_fixtures() / "vllm-sim" / "healthy" / "run.series.jsonl");
+    const double peak = *series.peak_running();
+    run::FleetWindow w;
+    w.url = "http://p:9090";
+    w.engine = &vllm();
+    w.step_s = 0.25;
+    for (const char* name : {"a:8000", "b:8000"}) {
+        run::ReplicaWindow r;
+        r.name = name;
+        r.series = series;
+        w.replicas.push_back(r);
+    }
+    const Series sum = run::fleet_sum(w);
+    REQUIRE(sum.samples.size() == series.samples.size());
+    CHECK(*sum.peak_running() == 2 * peak);
+    CHECK_FALSE(sum.samples.front().kv_usage);  // a per-replica fraction is not summed
+
+    std::vector<checks::ReplicaEvidence> replicas;
+    for (const auto& r : w.replicas) {
+        checks::RunEvidence ev;
+        ev.series = summarize(r.series);
+        replicas.push_back({r.name, ev, 0});
+    }
+    for (long long asked : {static_cast<long long>(2 * peak), static_cast<long long>(2 * peak) + 1}) {
+        checks::RunEvidence fleet;
+        fleet.series = summarize(sum);
+        fleet.requested = checks::Requested::of(asked);
+        auto v = checks::check_fleet(replicas, fleet, 0.25);
+        const auto& t8 = of(v.fleet, TripwireId::T8);
+        CHECK(t8.status == (asked == 2 * peak ? Status::pass : Status::fail));
+        CHECK_THAT(t8.message, Contains("sampled every 0.25 s") && Contains("lower bound"));
+        CHECK(t8.evidence["sampling_interval_s"] == 0.25);
+        for (const auto& [name, rv] : v.replicas) CHECK(rv.result(TripwireId::T8) == nullptr);
+    }
+}
+
+TEST_CASE("fleet: across_replicas", "[fleet]") {
+    CheckResult pass{TripwireId::T9, Status::pass, "steady", Json::object()};
+    CheckResult warn{TripwireId::T9, Status::warn, "moved", Json::object()};
+    CheckResult unknown{TripwireId::T9, Status::unknown, "no readings", Json::object()};
+    auto r = checks::across_replicas(TripwireId::T9, {{"a", &pass}, {"b", &warn}, {"c", &unknown}, {"d", &unknown}});
+    CHECK(r.status == Status::unknown);
+    CHECK(r.message == "replica c: no readings, and 1 more replica");
+    r = checks::across_replicas(TripwireId::T9, {{"a", &pass}, {"b", &pass}});
+    CHECK(r.status == Status::pass);
+    CHECK_THAT(r.message, Contains("all 2 replicas pass"));
+    // A replica without the verdict (its snapshot missing) is Can't tell, never left out.
+    r = checks::across_replicas(TripwireId::T9, {{"a", &pass}, {"b", nullptr}});
+    CHECK(r.status == Status::unknown);
+    CHECK_THAT(r.message, Contains("replica b: no verdict from this replica"));
+}
