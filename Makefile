@@ -68,6 +68,7 @@ bench: build
 	./bench/checklog.sh $(BUILD)
 	./bench/watch.sh $(BUILD) 20 0.02
 	./bench/compare.sh $(BUILD)
+	./bench/fleet.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
