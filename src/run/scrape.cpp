@@ -23,6 +23,14 @@ bool looks_json(const std::string& text) {
     return false;
 }
 
+util::HttpLimits scrape_limits(double timeout_s) {
+    util::HttpLimits limits;
+    limits.connect_s = std::min(5.0, timeout_s);
+    limits.read_s = timeout_s;
+    limits.total_s = timeout_s * 3;
+    return limits;
+}
+
 }  // namespace
 
 Clocks system_clocks() {
@@ -42,12 +50,13 @@ Clocks system_clocks() {
 }
 
 Getter http_getter() {
-    return [](const std::string& url, double timeout_s) {
-        util::HttpLimits limits;
-        limits.connect_s = std::min(5.0, timeout_s);
-        limits.read_s = timeout_s;
-        limits.total_s = timeout_s * 3;
-        return util::get_text(url, limits);
+    return [](const std::string& url, double timeout_s) { return util::get_text(url, scrape_limits(timeout_s)); };
+}
+
+Getter kept_alive_getter() {
+    auto session = std::make_shared<util::HttpSession>();
+    return [session](const std::string& url, double timeout_s) {
+        return session->get_text(url, scrape_limits(timeout_s));
     };
 }
 

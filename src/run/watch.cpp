@@ -6,9 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <exception>
+#include <mutex>
 #include <thread>
 
 namespace inferlint::run {
@@ -46,23 +47,29 @@ private:
     long long repeats_ = 0;
 };
 
+long long monotonic_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 }  // namespace
 
 WatchClock system_watch_clock() {
-    auto now = [] {
-        return static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now().time_since_epoch())
-                                          .count());
-    };
     return WatchClock{
-        .mono_ns = now,
+        .mono_ns = monotonic_ns,
         .sleep_until =
-            [now](long long until, const std::atomic<bool>& stop) {
+            [](long long until, const std::atomic<bool>& stop) {
+                // To the deadline itself, not for a span worked out before: a wake-up is
+                // late only by what the kernel adds, not by this loop's own time.
                 for (;;) {
                     if (stop.load()) return;
-                    long long left = until - now();
-                    if (left <= 0) return;
-                    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min(left, kSleepSliceNs)));
+                    const long long now = monotonic_ns();
+                    if (until <= now) return;
+                    const long long slice_end = std::min(until, now + kSleepSliceNs);
+                    const timespec at{.tv_sec = static_cast<time_t>(slice_end / 1'000'000'000),
+                                      .tv_nsec = static_cast<long>(slice_end % 1'000'000'000)};
+                    ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr);  // EINTR: look again
                 }
             },
     };
@@ -84,7 +91,7 @@ WatchReport watch(const std::string& base_url, std::ostream& out, const WatchOpt
     if (engine) write_header();
 
     FailureNotes failures(note);
-    const long long t0 = clock.mono_ns();
+    const long long t0 = options.start_mono_ns.value_or(clock.mono_ns());
     std::optional<long long> t_end;
     if (options.duration_s) t_end = t0 + static_cast<long long>(std::llround(*options.duration_s * 1e9));
     long long tick = 0;
@@ -137,6 +144,50 @@ WatchReport watch(const std::string& base_url, std::ostream& out, const WatchOpt
         note(fmt::format("{} more slow scrapes skipped {} more readings", slow_scrapes - kSlowNotes, quiet_skipped));
     if (!wrote_header) write_header();  // no scrape succeeded: the file still says what it is
     return report;
+}
+
+std::vector<WatchReport> watch_all(const std::vector<WatchTarget>& targets, const WatchOptions& options,
+                                   const std::atomic<bool>& stop, const ScrapeFn& scrape, const NoteFn& note,
+                                   const WatchClock& clock) {
+    WatchOptions shared = options;
+    shared.start_mono_ns = options.start_mono_ns.value_or(clock.mono_ns());
+    std::mutex note_mu;
+    std::vector<WatchReport> reports(targets.size());
+    std::vector<std::exception_ptr> errors(targets.size());  // a bad address: thrown here, after the join
+    std::vector<std::thread> threads;
+    threads.reserve(targets.size());
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        threads.emplace_back([&, i] {
+            try {
+                const WatchTarget& t = targets[i];
+                const std::string shown = util::normalise_base_url(t.base_url);
+                NoteFn noted;
+                if (note)
+                    noted = [&note, &note_mu, shown](const std::string& line) {
+                        std::lock_guard lock(note_mu);
+                        note(shown + ": " + line);
+                    };
+                reports[i] = watch(t.base_url, *t.out, shared, stop, scrape, noted, t.engine, clock);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    return reports;
+}
+
+std::string replica_series_name(const std::string& base_url) {
+    const util::BaseUrl where = util::parse_base_url(base_url);
+    std::string name = fmt::format("{}_{}{}", where.host, where.port, where.prefix);
+    for (char& c : name) {
+        const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                          c == '-';
+        if (!kept) c = '_';
+    }
+    return name + ".series.jsonl";
 }
 
 }  // namespace inferlint::run

@@ -1,4 +1,5 @@
-// The plain-HTTP transport: HTTP/1.1 over a POSIX socket, one request per connection.
+// The plain-HTTP transport: HTTP/1.1 over a POSIX socket, one request per connection, or
+// a connection kept for the next request of an HttpSession.
 #include "inferlint/util/http.hpp"
 
 #include "inferlint/util/error.hpp"
@@ -59,6 +60,7 @@ public:
     ~Socket() { close(); }
     int fd() const { return fd_; }
     bool valid() const { return fd_ >= 0; }
+    int release() { return std::exchange(fd_, -1); }
 
 private:
     void close() {
@@ -78,6 +80,7 @@ constexpr std::string_view kHttpStart = "HTTP/1.";
 
 struct Head {
     int status = 0;
+    bool http11 = false;  // "HTTP/1.1": the connection stays open unless the answer says close
     std::vector<std::pair<std::string, std::string>> headers;  // names in lower case, in order
 
     // Every value of a header, joined with ", " as a repeated header means.
@@ -97,8 +100,8 @@ struct Head {
     }
 };
 
-// One plain HTTP/1.1 exchange on one connection ("Connection: close"), bounded in time and
-// size. Every failure is an InputError whose text names the URL.
+// One plain HTTP/1.1 exchange, on a connection of its own or one kept from before, bounded
+// in time and size. Every failure is an InputError whose text names the URL.
 class Exchange {
 public:
     Exchange(const http_detail::Request& req, const HttpLimits& limits)
@@ -138,6 +141,30 @@ public:
         throw InputError(http_detail::cannot_connect(req_));
     }
 
+    // A connection kept from an earlier exchange, instead of connect().
+    void adopt(int fd) { sock_ = Socket(fd); }
+    // The connection, for the next exchange; this one no longer closes it.
+    int release() { return sock_.release(); }
+
+    // The answer was read to its end, and the connection may carry another: HTTP/1.1, no
+    // "Connection: close", a body whose end was told (not the close), nothing after it.
+    bool reusable(const Head& head) const {
+        if (!head.http11 || !framed_ || pos_ != buf_.size()) return false;
+        const std::string connection = lower(head.value("connection"));
+        std::string_view rest = connection;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            if (trim(rest.substr(0, comma), kHttpSpace) == "close") return false;
+            if (comma == std::string_view::npos) break;
+            rest.remove_prefix(comma + 1);
+        }
+        return true;
+    }
+
+    // The server closed the connection (or reset it) before a byte of an answer came: on a
+    // kept connection, the server had closed it while idle, and the request may go again.
+    bool closed_before_answer() const { return closed_early_; }
+
     void send_all(std::string_view data) {
         while (!data.empty()) {
             ssize_t n = ::send(sock_.fd(), data.data(), data.size(), MSG_NOSIGNAL);  // no SIGPIPE
@@ -151,6 +178,7 @@ public:
                 if (w == Wait::ready) continue;
                 if (w == Wait::over_total) fail_total();
             }
+            if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) closed_early_ = true;
             throw InputError(fmt::format("{}: the connection was closed while sending the request", url_));
         }
     }
@@ -166,6 +194,7 @@ public:
     }
 
     std::string read_body(const Head& head) {
+        framed_ = true;
         if (head.status == 204 || head.status == 304) return {};
         if (head.has("transfer-encoding")) {
             // Only chunked is decoded (we ask for no other coding); any other framing by
@@ -174,9 +203,12 @@ public:
             std::string_view last = codings;
             if (auto comma = last.rfind(','); comma != std::string_view::npos) last.remove_prefix(comma + 1);
             last = trim(last, kHttpSpace);
-            return last == "chunked" ? read_chunked() : read_until_close();
+            if (last == "chunked") return read_chunked();
+            framed_ = false;
+            return read_until_close();
         }
         if (head.has("content-length")) return read_exactly(content_length(head));
+        framed_ = false;
         return read_until_close();
     }
 
@@ -212,14 +244,20 @@ private:
             ssize_t n = ::recv(sock_.fd(), scratch_.data(), scratch_.size(), 0);
             if (n > 0) {
                 buf_.append(scratch_.data(), static_cast<std::size_t>(n));
+                answered_ = true;
                 return true;
             }
-            if (n == 0) return false;
+            if (n == 0) {
+                if (!answered_) closed_early_ = true;
+                return false;
+            }
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
                 Wait w = wait(sock_.fd(), POLLIN, limits_.read_s);
                 if (w == Wait::ready) continue;
                 if (w == Wait::over_total) fail_total();
+            } else if (errno == ECONNRESET && !answered_) {
+                closed_early_ = true;
             }
             fail_read();  // silence, or a reset
         }
@@ -266,6 +304,7 @@ private:
         if (!status_line) fail_read();
         Head h;
         h.status = parse_status(*status_line);
+        h.http11 = (*status_line)[7] != '0';
         for (;;) {
             std::optional<std::string> line = read_line(budget, true);
             if (!line) fail_read();
@@ -399,6 +438,9 @@ private:
     std::string buf_;  // received, not yet parsed from pos_ on
     std::size_t pos_ = 0;
     std::vector<char> scratch_;  // recv's landing place
+    bool answered_ = false;      // a byte of the answer came
+    bool closed_early_ = false;  // closed or reset before one did
+    bool framed_ = false;        // the body's end was told by its length or its chunks
 };
 
 }  // namespace
@@ -428,20 +470,64 @@ std::string too_big(const std::string& url, const HttpLimits& limits) {
                        limits.max_body_bytes >> 20);
 }
 
-Answer plain_exchange(const Request& req, const HttpLimits& limits) {
-    Exchange ex(req, limits);
-    ex.connect(req.proxy ? req.proxy->where : req.target.base);
+void KeptConnection::drop() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    endpoint.clear();
+}
+
+namespace {
+
+// A kept connection that has something to read while no request is out: the server
+// closed it (idle too long, or its quota of requests), or sent what was not asked for.
+bool gone_stale(int fd) {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, 0) != 0;
+}
+
+Answer exchange_on(Exchange& ex, const Request& req, const BaseUrl& to, KeptConnection* keep) {
     http_text::HeaderList headers = req.headers;
     if (req.proxy && !req.proxy->credentials.empty())
         headers.emplace_back("Proxy-Authorization", "Basic " + http_text::base64(req.proxy->credentials));
-    ex.send_all(http_text::request_text(req.target, req.method, req.body, headers, req.proxy.has_value()));
+    ex.send_all(http_text::request_text(req.target, req.method, req.body, headers, req.proxy.has_value(),
+                                        keep ? http_text::KeepAlive::yes : http_text::KeepAlive::no));
     Head head = ex.read_final_head();
     Answer answer;
     answer.status = head.status;
     answer.content_type = head.value("content-type");
     answer.location = head.value("location");
     answer.body = ex.read_body(head);
+    if (keep && ex.reusable(head)) {
+        keep->fd = ex.release();
+        keep->endpoint = fmt::format("{}:{}", to.host, to.port);
+    }
     return answer;
+}
+
+}  // namespace
+
+Answer plain_exchange(const Request& req, const HttpLimits& limits, KeptConnection* keep) {
+    const BaseUrl& to = req.proxy ? req.proxy->where : req.target.base;
+    if (keep && keep->fd >= 0) {
+        KeptConnection kept;  // taken: an exchange that fails leaves nothing kept
+        std::swap(kept.fd, keep->fd);
+        std::swap(kept.endpoint, keep->endpoint);
+        if (kept.endpoint == fmt::format("{}:{}", to.host, to.port) && !gone_stale(kept.fd)) {
+            Exchange ex(req, limits);
+            ex.adopt(std::exchange(kept.fd, -1));
+            try {
+                return exchange_on(ex, req, to, keep);
+            } catch (const InputError&) {
+                // The server closed it while idle, just as the request went: nothing of
+                // it was served, so it goes again on a new connection. Anything else
+                // (silence, a broken answer) is the server's answer to this request.
+                if (!ex.closed_before_answer()) throw;
+            }
+        }
+    }
+    Exchange ex(req, limits);
+    ex.connect(to);
+    return exchange_on(ex, req, to, keep);
 }
 
 }  // namespace http_detail

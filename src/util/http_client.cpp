@@ -81,8 +81,9 @@ std::optional<double> time_left(const HttpLimits& limits, Clock::time_point star
     return left;
 }
 
+// `keep`: an HttpSession's connection (plain HTTP only), or nullptr for one per request.
 HttpResponse exchange(const std::string& url, std::string_view method, const std::string* body,
-                      const HttpLimits& limits) {
+                      const HttpLimits& limits, http_detail::KeptConnection* keep = nullptr) {
     const HttpOptions& o = http_options();
     const Clock::time_point start = Clock::now();
     const http_text::HttpTarget asked = http_text::split_url(url);
@@ -96,7 +97,7 @@ HttpResponse exchange(const std::string& url, std::string_view method, const std
             const http_detail::Request req{current, target, method, body, headers, proxy,
                                            time_left(limits, start, current)};
             answer = target.base.https() ? http_detail::tls_exchange(req, limits, o)
-                                         : http_detail::plain_exchange(req, limits);
+                                         : http_detail::plain_exchange(req, limits, keep);
         } catch (const InputError& e) {
             if (hop == 0) throw;
             throw InputError(fmt::format("{} (redirected from {})", e.what(), url));
@@ -154,11 +155,28 @@ HttpResponse http_post_json(const std::string& url, const std::string& json_body
     return exchange(url, "POST", &json_body, limits);
 }
 
-std::string get_text(const std::string& url, const HttpLimits& limits) {
-    HttpResponse r = http_get(url, limits);
+namespace {
+
+std::string body_of_2xx(HttpResponse r, const std::string& url) {
     if (r.status < 200 || r.status >= 300)
         throw InputError(fmt::format("{}: HTTP {} {}", url, r.status, r.reason()));
     return std::move(r.body);
+}
+
+}  // namespace
+
+std::string get_text(const std::string& url, const HttpLimits& limits) { return body_of_2xx(http_get(url, limits), url); }
+
+HttpSession::HttpSession() : kept_(std::make_unique<http_detail::KeptConnection>()) {}
+
+HttpSession::~HttpSession() = default;
+
+HttpResponse HttpSession::get(const std::string& url, const HttpLimits& limits) {
+    return exchange(url, "GET", nullptr, limits, kept_.get());
+}
+
+std::string HttpSession::get_text(const std::string& url, const HttpLimits& limits) {
+    return body_of_2xx(get(url, limits), url);
 }
 
 }  // namespace inferlint::util

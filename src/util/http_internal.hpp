@@ -31,8 +31,22 @@ struct Answer {
     std::string location;  // of a redirect
 };
 
-// Both throw InputError naming req.url, within `limits`.
-Answer plain_exchange(const Request& req, const HttpLimits& limits);
+// A plain-HTTP connection left open after an answer, for the next request of an
+// HttpSession to the same place.
+struct KeptConnection {
+    int fd = -1;
+    std::string endpoint;  // "host:port" it is connected to (the proxy's, through one)
+    KeptConnection() = default;
+    KeptConnection(const KeptConnection&) = delete;
+    KeptConnection& operator=(const KeptConnection&) = delete;
+    ~KeptConnection() { drop(); }
+    void drop();
+};
+
+// Both throw InputError naming req.url, within `limits`. `keep` (plain only): a connection
+// to reuse when it goes where this request goes, and where this one is left when the
+// answer allows (nullptr: one connection for this request, "Connection: close").
+Answer plain_exchange(const Request& req, const HttpLimits& limits, KeptConnection* keep = nullptr);
 Answer tls_exchange(const Request& req, const HttpLimits& limits, const HttpOptions& options);
 
 // The messages both transports give.

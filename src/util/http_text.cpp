@@ -43,14 +43,14 @@ bool has_header(const HeaderList& headers, std::string_view name) {
 }
 
 std::string request_text(const HttpTarget& t, std::string_view method, const std::string* body,
-                         const HeaderList& extra, bool via_proxy) {
+                         const HeaderList& extra, bool via_proxy, KeepAlive keep) {
     const bool v6 = t.base.host.find(':') != std::string::npos;
     const std::string host = fmt::format("{}{}{}:{}", v6 ? "[" : "", t.base.host, v6 ? "]" : "", t.base.port);
     const std::string target = request_target(t.path);
     std::string req = fmt::format("{} {}{} HTTP/1.1\r\nHost: {}\r\n", method,
                                   via_proxy ? fmt::format("{}://{}", t.base.scheme, host) : "", target, host);
     if (!has_header(extra, "Accept")) req += "Accept: */*\r\n";
-    req += "Connection: close\r\n";
+    req += keep == KeepAlive::yes ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
     if (!has_header(extra, "User-Agent")) req += "User-Agent: inferlint\r\n";
     for (const auto& [name, value] : extra) req += fmt::format("{}: {}\r\n", name, value);
     if (body) req += fmt::format("Content-Type: application/json\r\nContent-Length: {}\r\n", body->size());

@@ -25,11 +25,15 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 // percent-encoded, so a pasted URL cannot break the request (or inject a header).
 std::string request_target(std::string_view path);
 
-// The whole request: request line, headers ("Connection: close"), `extra` (which replace
-// the default Accept and User-Agent when they name them) and the JSON body if any.
-// `via_proxy`: the request line carries the absolute URL, as a proxy wants it.
+// Whether the connection is to stay open after the answer.
+enum class KeepAlive { no, yes };
+
+// The whole request: request line, headers ("Connection: close", or "keep-alive"),
+// `extra` (which replace the default Accept and User-Agent when they name them) and the
+// JSON body if any. `via_proxy`: the request line carries the absolute URL, as a proxy
+// wants it.
 std::string request_text(const HttpTarget& t, std::string_view method, const std::string* body,
-                         const HeaderList& extra = {}, bool via_proxy = false);
+                         const HeaderList& extra = {}, bool via_proxy = false, KeepAlive keep = KeepAlive::no);
 
 // True when `headers` has one named `name` (case-insensitive).
 bool has_header(const HeaderList& headers, std::string_view name);

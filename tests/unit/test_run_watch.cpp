@@ -1,3 +1,4 @@
+#include "sim_traps.hpp"
 #include "support.hpp"
 
 #include "inferlint/parse/series.hpp"
@@ -6,10 +7,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <sstream>
 #include <thread>
 
 using namespace inferlint;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -171,4 +174,112 @@ TEST_CASE("stop ends the loop within a sleep slice", "[watch]") {
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     CHECK(rep.samples == 1);
     CHECK(took < 0.5);
+}
+
+namespace {
+
+// A fake clock of one's own for each thread (watch_all scrapes each target on a thread of
+// its own): every timeline starts at 0, scrapes advance it by their cost, sleeps jump it.
+thread_local long long watch_thread_now = 0;
+
+run::WatchClock thread_clock() {
+    return run::WatchClock{.mono_ns = [] { return watch_thread_now; },
+                           .sleep_until = [](long long until, const std::atomic<bool>&) {
+                               watch_thread_now = std::max(watch_thread_now, until);
+                           }};
+}
+
+}  // namespace
+
+TEST_CASE("several replicas share one schedule; one that fails has gaps and the others go on", "[watch]") {
+    const std::vector<std::string> urls = {"http://a:8000", "http://b:8000"};
+    std::map<std::string, std::vector<long long>> starts = {{urls[0], {}}, {urls[1], {}}};  // each thread its own
+    std::map<std::string, int> calls = {{urls[0], 0}, {urls[1], 0}};
+    auto scrape = [&](const std::string& url) -> Snapshot {
+        starts.at(url).push_back(watch_thread_now);
+        watch_thread_now += 10 * ms;
+        const int call = ++calls.at(url);
+        if (url == urls[1] && (call == 3 || call == 4)) throw InputError("cannot connect to " + url + "/metrics");
+        long long cost = url == urls[0] && call == 6 ? 240 * ms : 0;  // a's sixth scrape overruns two ticks
+        watch_thread_now += cost;
+        return snap_of(kMetrics, watch_thread_now);
+    };
+    std::ostringstream out_a, out_b;
+    std::vector<std::string> notes;
+    std::atomic<bool> stop{false};
+    auto reports = run::watch_all({{.base_url = urls[0], .out = &out_a, .engine = &vllm()},
+                                   {.base_url = urls[1], .out = &out_b, .engine = nullptr}},
+                                  {.interval_s = 0.1, .duration_s = 1.0}, stop, scrape,
+                                  [&](const std::string& l) { notes.push_back(l); }, thread_clock());
+    REQUIRE(reports.size() == 2);
+    // Both on the ticks of one start: b on every one, a on all but the two it overran.
+    std::vector<long long> every;
+    for (long long k = 0; k < 10; ++k) every.push_back(k * 100 * ms);
+    CHECK(starts[urls[1]] == every);
+    std::vector<long long> a_ticks = {0, 100 * ms, 200 * ms, 300 * ms, 400 * ms, 500 * ms, 800 * ms, 900 * ms};
+    CHECK(starts[urls[0]] == a_ticks);
+    CHECK(reports[0].samples == 8);
+    CHECK(reports[0].skipped_ticks == 2);
+    CHECK(reports[0].gaps == 0);
+    CHECK(reports[1].samples == 8);
+    CHECK(reports[1].gaps == 2);
+    CHECK(reports[1].skipped_ticks == 0);
+    // Each note names its replica.
+    std::sort(notes.begin(), notes.end());
+    REQUIRE(notes.size() == 3);
+    CHECK(notes[0] == "http://a:8000: scrape finished 0.250 s after it was due, longer than the 0.1 s interval: "
+                      "skipped 2 readings");
+    CHECK(notes[1] == "http://b:8000: scrape failed 1 more time the same way");
+    CHECK(notes[2] == "http://b:8000: scrape failed: cannot connect to http://b:8000/metrics");
+    // Each file is its replica's series; b's misses two readings (never zeros) at the ticks it failed.
+    auto a = series_from_text(out_a.str(), "a");
+    auto b = series_from_text(out_b.str(), "b");
+    CHECK(a.header["url"] == "http://a:8000");
+    CHECK(b.header["url"] == "http://b:8000");
+    CHECK(b.engine_key == "vllm");
+    REQUIRE(b.samples.size() == 8);
+    std::vector<long long> b_times;
+    for (const auto& s : b.samples) {
+        CHECK(s.running == 3.0);
+        b_times.push_back(s.t_mono_ns.value_or(-1));
+    }
+    CHECK(b_times == std::vector<long long>{10 * ms, 110 * ms, 410 * ms, 510 * ms, 610 * ms, 710 * ms, 810 * ms,
+                                            910 * ms});
+}
+
+TEST_CASE("a replica's file is named by its host and port, and the path after them", "[watch]") {
+    CHECK(run::replica_series_name("http://127.0.0.1:8000") == "127.0.0.1_8000.series.jsonl");
+    CHECK(run::replica_series_name("10.0.0.5:8001/metrics") == "10.0.0.5_8001.series.jsonl");
+    CHECK(run::replica_series_name("http://gw/replica-0") == "gw_80_replica-0.series.jsonl");
+    CHECK(run::replica_series_name("https://vllm-0.bench.svc") == "vllm-0.bench.svc_443.series.jsonl");
+    CHECK(run::replica_series_name("http://[::1]:8000") == "__1_8000.series.jsonl");
+    CHECK_THROWS_AS(run::replica_series_name("ftp://h:1"), InputError);
+}
+
+TEST_CASE("watch on two simulator replicas: a file each, and one that dies leaves the other recording",
+          "[sim][cli][watch]") {
+    simtraps::TrapSim a("sim/Qwen3-8B", {});
+    simtraps::TrapSim b("sim/Qwen3-8B", {"--sim-die-after-scrapes", "4"});  // watch's first check, then 3
+    testsupport::TempDir tmp("watch-fleet");
+    const fs::path dir = tmp.path / "fleet";
+    auto r = testsupport::run_cli(
+        {"watch", a.url(), "--url", b.url(), "-o", dir.string(), "--interval", "0.05", "--duration", "1.0"});
+    CHECK(r.rc == 0);
+    const fs::path file_a = dir / ("127.0.0.1_" + std::to_string(a.port) + ".series.jsonl");
+    const fs::path file_b = dir / ("127.0.0.1_" + std::to_string(b.port) + ".series.jsonl");
+    Series sa = read_series(file_a);
+    Series sb = read_series(file_b);
+    CHECK(sa.header["url"] == a.url());
+    CHECK(sb.header["url"] == b.url());
+    CHECK(sa.engine_key == "vllm");
+    CHECK(sb.engine_key == "vllm");
+    CHECK(sa.samples.size() >= 10);  // of 20 ticks: a went on after b died
+    CHECK(sb.samples.size() >= 2);   // the last answer may not get out before the kill
+    CHECK(sb.samples.size() <= 3);
+    CHECK(r.err.find(b.url() + ": scrape failed: ") != std::string::npos);
+    CHECK(r.err.find(a.url() + ": ") == std::string::npos);
+    CHECK(r.out == fmt::format("{} samples -> {}\n{} samples -> {}\n", sa.samples.size(), file_a.string(),
+                               sb.samples.size(), file_b.string()));
+    CHECK(simtraps::trap_wait_exit(b.pid, 2) == 128 + SIGKILL);
+    b.pid = -1;
 }

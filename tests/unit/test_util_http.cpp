@@ -470,3 +470,126 @@ TEST_CASE("a large POST body arrives intact, with the request headers", "[http]"
     CHECK(seen_headers == "Content-Type=application/json;Content-Length=" + std::to_string(body.size()) +
                               ";User-Agent=inferlint;Accept=*/*;Connection=close;");
 }
+
+namespace {
+
+// A raw loopback listener that runs behaviours[i] on the i-th connection it accepts, one
+// after the other, and counts them.
+struct RawSequence {
+    int fd = -1;
+    int port = 0;
+    std::atomic<int> accepted{0};
+    std::thread th;
+    explicit RawSequence(std::vector<std::function<void(int)>> behaviours) {
+        fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0);
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+        port = ntohs(a.sin_port);
+        ::listen(fd, 8);
+        th = std::thread([this, behaviours] {
+            for (const auto& behave : behaviours) {
+                int c = ::accept(fd, nullptr, nullptr);
+                if (c < 0) return;
+                ++accepted;
+                behave(c);
+                ::close(c);
+            }
+        });
+    }
+    std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
+    ~RawSequence() {
+        ::shutdown(fd, SHUT_RDWR);
+        ::close(fd);
+        if (th.joinable()) th.join();
+    }
+};
+
+void answer_ok(int c, const std::string& body) {
+    send_text(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size()) +
+                     "\r\n\r\n" + body);
+}
+
+}  // namespace
+
+TEST_CASE("a session keeps its connection between GETs until the server says close", "[http]") {
+    HttpTestServer s;
+    std::mutex m;
+    std::vector<int> ports;
+    std::string connection;
+    s.svr.set_keep_alive_max_count(3);  // the third answer on a connection says "Connection: close"
+    s.svr.Get("/metrics", [&](const httplib::Request& q, httplib::Response& r) {
+        std::lock_guard<std::mutex> lock(m);
+        ports.push_back(q.remote_port);
+        connection = q.get_header_value("Connection");
+        r.set_content("n " + std::to_string(ports.size()), "text/plain");
+    });
+    s.start();
+    util::HttpSession session;
+    for (int i = 1; i <= 7; ++i) CHECK(session.get_text(s.url("/metrics")) == "n " + std::to_string(i));
+    {
+        std::lock_guard<std::mutex> lock(m);
+        CHECK(connection == "keep-alive");
+        REQUIRE(ports.size() == 7);
+        CHECK(ports[0] == ports[1]);
+        CHECK(ports[1] == ports[2]);
+        CHECK(ports[3] != ports[2]);  // closed by the server after three: a new one
+        CHECK(ports[3] == ports[5]);
+        CHECK(ports[6] != ports[5]);
+        ports.clear();
+    }
+    // Without a session, a connection per request, closed by the client.
+    for (int i = 0; i < 2; ++i) util::get_text(s.url("/metrics"));
+    std::lock_guard<std::mutex> lock(m);
+    REQUIRE(ports.size() == 2);
+    CHECK(ports[0] != ports[1]);
+    CHECK(connection == "close");
+}
+
+TEST_CASE("a kept connection the server dropped is replaced, and the request it left unanswered goes again",
+          "[http]") {
+    RawSequence server({
+        [](int c) {
+            read_request(c);
+            answer_ok(c, "one");
+            read_request(c);  // closed without an answer, as a server's idle timeout does
+        },
+        [](int c) {
+            read_request(c);
+            answer_ok(c, "two");  // and closed: seen before the next request, or as it is sent
+        },
+        [](int c) {
+            read_request(c);
+            answer_ok(c, "three");
+        },
+    });
+    util::HttpSession session;
+    CHECK(session.get_text(server.url("/metrics")) == "one");
+    CHECK(session.get_text(server.url("/metrics")) == "two");
+    CHECK(server.accepted == 2);
+    CHECK(session.get_text(server.url("/metrics")) == "three");
+    CHECK(server.accepted == 3);
+}
+
+TEST_CASE("a kept connection that goes silent is the server's answer, not sent again", "[http]") {
+    std::atomic<bool> release{false};
+    RawSequence server({
+        [&](int c) {
+            read_request(c);
+            answer_ok(c, "one");
+            read_request(c);
+            while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        },
+        [](int c) { answer_ok(c, "never asked"); },
+    });
+    util::HttpSession session;
+    util::HttpLimits limits;
+    limits.read_s = 0.3;
+    CHECK(session.get_text(server.url("/metrics"), limits) == "one");
+    CHECK_THROWS_WITH(session.get_text(server.url("/metrics"), limits), Catch::Contains("no answer within 0.3 s"));
+    CHECK(server.accepted == 1);
+    release = true;
+}

@@ -25,6 +25,10 @@ struct Clocks {
 Clocks system_clocks();
 // Plain HTTP with a connect limit of 5 s and the given read limit.
 Getter http_getter();
+// The same over one connection kept open between requests (util::HttpSession), for a
+// scraper that reads one server again and again (watch). Copies share the connection:
+// for one thread at a time.
+Getter kept_alive_getter();
 
 // Reads metrics from servers. TensorRT-LLM answers /metrics with JSON and serves Prometheus
 // text at /prometheus/metrics; the path that worked is remembered per server, and forgotten

@@ -1,5 +1,5 @@
-// A small HTTP client for talking to inference servers (one connection per request): GET
-// and JSON POST with bounded connect and read times, a cap on the body, and errors that
+// A small HTTP client for talking to inference servers (one connection per request, or one
+// kept open by an HttpSession): GET and JSON POST with bounded connect and read times, a cap on the body, and errors that
 // name the URL in one line. Plain HTTP/1.1 is spoken over POSIX sockets here; https URLs
 // go through cpp-httplib and OpenSSL, with the same limits and the same kind of errors.
 // Proxies are taken from the environment as Python's urllib takes them, and redirects are
@@ -9,6 +9,7 @@
 #include "inferlint/util/url.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,32 @@ HttpResponse http_post_json(const std::string& url, const std::string& json_body
 
 // The body of a GET answered with 2xx; otherwise throws InputError "URL: HTTP 404 Not Found".
 std::string get_text(const std::string& url, const HttpLimits& limits = {});
+
+namespace http_detail {
+struct KeptConnection;
+}
+
+// GETs that keep their connection open between requests (HTTP/1.1 keep-alive), for a
+// caller that asks one server again and again: watch's scrapes, every few milliseconds,
+// skip the connect, the name lookup and the server's accept. Each request is an http_get
+// (the same limits, redirects, headers and errors). The connection stays only after an
+// answer that lets it (HTTP/1.1, no "Connection: close", a body of told length); one the
+// server has closed meanwhile is replaced, and the request sent again on a new one only
+// when nothing of an answer had come back. https gets a connection per request, as
+// http_get. One session is for one thread at a time.
+class HttpSession {
+public:
+    HttpSession();
+    ~HttpSession();
+    HttpSession(const HttpSession&) = delete;
+    HttpSession& operator=(const HttpSession&) = delete;
+
+    HttpResponse get(const std::string& url, const HttpLimits& limits = {});
+    std::string get_text(const std::string& url, const HttpLimits& limits = {});  // as util::get_text
+
+private:
+    std::unique_ptr<http_detail::KeptConnection> kept_;
+};
 
 // Text with every invalid UTF-8 sequence replaced with U+FFFD (as Python's "replace").
 std::string valid_utf8(std::string_view bytes);
