@@ -174,4 +174,13 @@ Json series_sample(const prom::Metrics& metrics, const Engine& engine, double t_
     return row;
 }
 
+prom::NameFilter series_sample_names(const Engine& engine) {
+    prom::NameFilter names;
+    for (const auto& [field, series] : series_gauges(engine)) {
+        names.push_back(series);
+        if (std::string witness = engine.witness(series); !witness.empty()) names.push_back(witness);
+    }
+    return names;
+}
+
 }  // namespace inferlint

@@ -16,6 +16,10 @@ const prom::Metrics& Snapshot::metrics() const {
     return *metrics_;
 }
 
+prom::Metrics Snapshot::metrics_only(const prom::NameFilter& names) const {
+    return prom::parse_or_throw(text, source.empty() ? url : source, &names);
+}
+
 Json Snapshot::to_json() const {
     Json j = Json::object();
     j["schema"] = kSnapshotSchema;

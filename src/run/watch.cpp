@@ -96,15 +96,22 @@ WatchReport watch(const std::string& base_url, std::ostream& out, const WatchOpt
     if (options.duration_s) t_end = t0 + static_cast<long long>(std::llround(*options.duration_s * 1e9));
     long long tick = 0;
     long long slow_scrapes = 0, quiet_skipped = 0;
+    prom::NameFilter read_names;  // what a row reads: the rest of each scrape is checked, not kept
+    if (engine) read_names = series_sample_names(*engine);
     while (!stop.load() && (!t_end || clock.mono_ns() < *t_end)) {
         try {
             Snapshot snap = scrape(base_url);
-            const prom::Metrics& m = snap.metrics();
-            if (!engine) {  // one server: decided once
-                const Engine* found = named_by(m.names());
+            prom::Metrics read;
+            const prom::Metrics* m = &read;
+            if (!engine) {  // one server: decided once, from every name of its first answer
+                m = &snap.metrics();
+                const Engine* found = named_by(m->names());
                 engine = found ? found : &vllm();
+                read_names = series_sample_names(*engine);
+            } else {
+                read = snap.metrics_only(read_names);
             }
-            Json row = series_sample(m, *engine, snap.t_wall, snap.t_mono_ns);
+            Json row = series_sample(*m, *engine, snap.t_wall, snap.t_mono_ns);
             if (!wrote_header) write_header();
             out << python_json_line(row) << "\n";
             out.flush();

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <cstring>
+
 namespace inferlint::util {
 
 namespace http_text {
@@ -120,12 +123,20 @@ std::string valid_utf8(std::string_view in) {
     const std::size_t n = in.size();
     std::size_t i = 0;
     while (i < n) {
-        unsigned char c = p[i];
-        if (c < 0x80) {
-            out.push_back(static_cast<char>(c));
-            ++i;
-            continue;
+        // A run of ASCII goes over whole (a /metrics answer is all ASCII): byte by byte,
+        // 42 KB took 50 us, a tenth of a watch tick's work.
+        std::size_t run = i;
+        for (std::uint64_t word = 0; run + 8 <= n; run += 8) {
+            std::memcpy(&word, p + run, 8);
+            if (word & 0x8080808080808080ULL) break;
         }
+        while (run < n && p[run] < 0x80) ++run;
+        if (run > i) {
+            out.append(in.substr(i, run - i));
+            i = run;
+            if (i == n) break;
+        }
+        unsigned char c = p[i];
         std::size_t len = 0;
         unsigned char lo = 0x80, hi = 0xBF;
         if (c >= 0xC2 && c <= 0xDF) len = 2;

@@ -68,6 +68,34 @@ TEST_CASE("prom: malformed lines are located errors", "[prom]") {
     CHECK_THROWS_WITH(prom::parse_or_throw("x{y=} 1\n", "f.prom"), Catch::StartsWith("f.prom: line 1:"));
 }
 
+TEST_CASE("prom: a parse that keeps only some names checks every line as the whole parse does", "[prom]") {
+    const std::string text =
+        "# HELP a help\n"
+        "a{engine=\"0\",path=\"x\\\\y\"} 2.5\n"
+        "b{engine=\"0\"} 1e3\n"
+        "a{engine=\"1\"} -Inf\n"
+        "c 7 1700000000000\n";
+    const prom::NameFilter only = {"a", "absent"};
+    auto m = prom::parse_or_throw(text, "t", &only);
+    REQUIRE(m.size() == 2);
+    CHECK(m.names() == std::vector<std::string>{"a"});
+    auto whole = prom::parse_or_throw(text, "t");
+    CHECK(m.samples()[0].labels == whole.samples()[0].labels);
+    CHECK(*m.single("a", {{"engine", "0"}}) == 2.5);
+    CHECK(std::isinf(*m.single("a", {{"engine", "1"}})));
+    CHECK_FALSE(m.has("b"));
+    // A malformed line of a name not kept is refused, with the same line and words.
+    for (const std::string bad : {"b{engine=\"0} 1\n", "b{x=\"1\" y=\"2\"} 1\n", "b one\n", "b 1 2x\n", "9b 1\n"}) {
+        prom::Metrics kept, all;
+        prom::ParseError e_kept, e_all;
+        CHECK_FALSE(prom::parse(text + bad, kept, e_kept, &only));
+        CHECK_FALSE(prom::parse(text + bad, all, e_all));
+        CHECK(e_kept.lineno == 6);
+        CHECK(e_kept.lineno == e_all.lineno);
+        CHECK(e_kept.what == e_all.what);
+    }
+}
+
 TEST_CASE("prom: the recorded vLLM 0.28 exposition parses whole", "[prom][shared]") {
     REQUIRE_REFERENCE(root);
     auto text = inferlint::util::read_file(root / "vllm-0.28/live/raw_metrics.prom");

@@ -61,11 +61,17 @@ struct ParseError {
     std::string what;  // "not a Prometheus sample: '...'" / "malformed label set: {...}"
 };
 
+// Metric names to keep of a parse: the rest are checked and dropped.
+using NameFilter = std::vector<std::string>;
+
 // Parses the exposition. On a malformed sample line, returns false and fills `error`.
-bool parse(std::string_view text, Metrics& out, ParseError& error);
+// `only`: keep only the samples of these names; every line is still checked, so the
+// text is refused exactly as without it (a watch tick keeps ten of 400 samples, and
+// does not pay for building the rest).
+bool parse(std::string_view text, Metrics& out, ParseError& error, const NameFilter* only = nullptr);
 
 // Parses or throws InputError "<source>: line N: ..." (source: a file name or URL).
-Metrics parse_or_throw(std::string_view text, std::string_view source);
+Metrics parse_or_throw(std::string_view text, std::string_view source, const NameFilter* only = nullptr);
 
 // Prometheus number text: decimals, exponents, NaN, +Inf, -Inf (any case).
 std::optional<double> parse_value(std::string_view text);

@@ -168,6 +168,9 @@ inline Json series_header(const Engine& engine, const std::string& url, double i
 // std::runtime_error when several match.
 Json series_sample(const prom::Metrics& metrics, const Engine& engine, double t_wall,
                    std::optional<long long> t_mono_ns);
+// The metric names series_sample reads for this engine (its gauges and their witnesses):
+// a scrape parsed for these alone gives the same row.
+prom::NameFilter series_sample_names(const Engine& engine);
 
 // A document as Python's json.dumps writes it: ", " and ": " separators, floats as
 // repr() (1.0, 0.9523809523809523, 1e-05), NaN/Infinity, non-ASCII as \uXXXX. No newline.

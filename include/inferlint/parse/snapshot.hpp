@@ -30,6 +30,9 @@ struct Snapshot {
 
     // Parsed on first use. Throws InputError naming `source` if the text is malformed.
     const prom::Metrics& metrics() const;
+    // Only the samples of these names, parsed now (not kept); a malformed text throws as
+    // metrics() does.
+    prom::Metrics metrics_only(const prom::NameFilter& names) const;
     std::string source;  // the file it was read from, for messages (not saved)
 
     Json to_json() const;
