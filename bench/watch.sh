@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # watch's schedule: `inferlint watch --interval 0.05` against the simulator under load for
-# DURATION seconds (default 60). Prints the achieved intervals' median and p99 error, the
-# ticks skipped, and the CPU time and peak memory watch used.
+# DURATION seconds (default 60). Prints the achieved intervals' median and p99 error; the
+# schedule error, each reading's time against its own tick (start + k * interval, less the
+# median offset: half the scrape's latency and the wake-up); the ticks skipped; and the CPU
+# time and peak memory watch used. A reading's time is the midpoint of its request, so both
+# errors hold the server's answer time varying from one scrape to the next; an interval's
+# error holds two readings' errors.
 # usage: bench/watch.sh BUILD_DIR [DURATION_S] [INTERVAL_S]
 set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
@@ -33,6 +37,12 @@ load=$!
 /usr/bin/time -f "%U %S %M" -o "$WORK/time" \
   "$BIN" watch "http://127.0.0.1:$PORT" -o "$WORK/w.series.jsonl" --interval "$INTERVAL" --duration "$DURATION" \
   > "$WORK/watch.out" 2> "$WORK/watch.err" || true
+# The same schedule timed from outside, still under load: watch's own lateness apart from
+# the server's answer time.
+TIMING=""
+if [ -x "$BUILD/watch_timing" ]; then
+  TIMING=$("$BUILD/watch_timing" "http://127.0.0.1:$PORT" "$INTERVAL" 5 2>&1 || true)
+fi
 python3 - "$WORK/w.series.jsonl" "$WORK/time" "$INTERVAL" "$DURATION" <<'EOF'
 import json, sys
 path, timef, interval, duration = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
@@ -45,11 +55,18 @@ gaps = [b - a for a, b in zip(t, t[1:])]
 err = sorted(abs(g - interval) * 1000 for g in gaps)
 def pct(xs, p):
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+ticks = [round((x - t[0]) / interval) for x in t]
+offsets = sorted(x - t[0] - k * interval for x, k in zip(t, ticks))
+median_offset = pct(offsets, 50)
+sched = sorted(abs(o - median_offset) * 1000 for o in offsets)
 user, sys_, rss = open(timef).read().split()
 cpu = float(user) + float(sys_)
 print(f"watch --interval {interval} for {duration:.0f} s: {len(t)} samples ({len(gaps)} intervals; "
       f"{duration / interval:.0f} scheduled)")
 print(f"  interval error: median {pct(err, 50):.2f} ms, p99 {pct(err, 99):.2f} ms, max {err[-1]:.2f} ms")
+print(f"  schedule error: median {pct(sched, 50):.2f} ms, p99 {pct(sched, 99):.2f} ms, max {sched[-1]:.2f} ms; "
+      f"{len(set(ticks))} of {ticks[-1] + 1} ticks read")
 print(f"  intervals: median {pct(sorted(gaps), 50) * 1000:.2f} ms, p99 {pct(sorted(gaps), 99) * 1000:.2f} ms")
 print(f"  CPU {cpu:.2f} s ({100 * cpu / duration:.1f}% of one core), peak RSS {int(rss) / 1024:.1f} MB")
 EOF
+if [ -n "$TIMING" ]; then echo "$TIMING"; fi
