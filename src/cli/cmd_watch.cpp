@@ -129,13 +129,17 @@ const Registrar reg{Command{
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("url", o->urls,
-                       "the server's address, e.g. http://127.0.0.1:8000; several (the replicas of a fleet): "
-                       "each recorded to a file of its own in the -o folder, on one schedule");
-        app.add_option("--url", o->more_urls, "another server to watch, as a positional url (repeatable)");
+                       "the server's address, e.g. http://127.0.0.1:8000; several (or --url): the replicas of a "
+                       "fleet, on one schedule");
+        app.add_option("--url", o->more_urls,
+                       "another server to watch (repeatable): at each tick every server is read at once, each by a "
+                       "thread of its own, into a file of its own in the -o folder; one that fails has gaps, the "
+                       "others go on");
         add_http_options(app);
         app.add_option("-o,--out", o->out,
-                       "series file to write; with several servers a folder, where each gets "
-                       "HOST_PORT.series.jsonl (the path after the port too, if any)")
+                       "series file to write; with several servers a folder (made if missing), each server's file "
+                       "HOST_PORT.series.jsonl, with the path after the port if the address has one "
+                       "(http://gw/replica-0: gw_80_replica-0.series.jsonl)")
             ->required();
         app.add_option("--interval", o->interval_s, "seconds between readings")
             ->default_val(0.5)
