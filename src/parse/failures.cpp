@@ -16,12 +16,13 @@ constexpr std::string_view kReady = "Application startup complete";
 // causes, so nothing from the first marker on is read.
 constexpr std::string_view kShutdown = "[shutdown]";
 
-using Rx = std::regex;
-#define INFERLINT_RULE_RX(text) Rx(text, std::regex::ECMAScript | std::regex::optimize)
+using Rx = detail::Regex;
+#define INFERLINT_RULE_RX(text) Rx(text)
 
 struct Rule {
     FailureKind kind;
     std::array<std::string_view, 2> any_of;  // cheap test first: one of these must be in the line
+                                             // (found by failure_needles(), then in the message)
     const Rx* rx = nullptr;                  // then this, if set; group 1 is the detail
     bool anchored = false;                   // the pattern starts at ^
 };
@@ -92,8 +93,9 @@ std::string_view without_sglang_stamp(std::string_view line) {
     return line.substr(close + 2);
 }
 
-bool kept_serving(std::string_view line) {
-    if (detail::count_served(line) > 0) return true;
+// `may_have_post`: whether "\"POST /" can be in the line at all (count_served looks for it).
+bool kept_serving(std::string_view line, bool may_have_post) {
+    if (may_have_post && detail::count_served(line) > 0) return true;
     line = without_sglang_stamp(line);
     for (std::string_view p : {"Prefill batch", "Decode batch"}) {
         if (line.substr(0, p.size()) == p) {
@@ -171,6 +173,21 @@ std::optional<long long> shutdown_lineno(std::string_view text) {
     return at;
 }
 
+// The strings the failure walk tests each line for, by index: the shutdown marker, the
+// ready line, a served request, then two per rule (its any_of; "" for none).
+namespace {
+enum FailureNeedle : std::size_t { shutdown_needle, ready_needle, post_needle, rule_needles };
+}  // namespace
+
+const std::vector<std::string_view>& detail::failure_needles() {
+    static const std::vector<std::string_view> needles = [] {
+        std::vector<std::string_view> v{kShutdown, kReady, "\"POST /"};
+        for (const auto& r : rules()) v.insert(v.end(), r.any_of.begin(), r.any_of.end());
+        return v;
+    }();
+    return needles;
+}
+
 // One pass. Python's version tries each rule over every line; here each rule keeps its
 // first candidate, and a candidate is dropped when something shows the server survived it
 // (the ready line came later, or it answered a request afterwards).
@@ -178,18 +195,23 @@ detail::FailureWalk::FailureWalk() : hits_(rules().size()) {}
 
 void detail::FailureWalk::line(std::string_view raw, long long lineno) {
     if (stopped_) return;
-    if (raw.find(kShutdown) != std::string_view::npos) {
+    scan_.read(raw);
+    line(scan_, lineno);
+}
+
+void detail::FailureWalk::line(const LineScan& s, long long lineno) {
+    if (stopped_) return;
+    // The hits are found on the line without colour codes, which is where each test below
+    // looks (the message is part of it), except the shutdown marker, looked for in the raw line.
+    const NeedleHits& hits = s.hits();
+    const std::size_t base = facts_needles().size();
+    auto may_have = [&](std::size_t id) { return hits.has(base + id); };
+    if (s.ansi() ? s.raw().find(kShutdown) != std::string_view::npos : may_have(shutdown_needle)) {
         stopped_ = true;
         return;
     }
     const auto& all = rules();
-    std::string owned;
-    std::string_view ln = raw;
-    if (raw.find('\x1b') != std::string_view::npos) {
-        owned = strip_ansi(raw);
-        ln = owned;
-    }
-    ln = util::text::trim(strip_log_prefix(ln), util::text::kPySpace);
+    std::string_view ln = util::text::trim(s.message(), util::text::kPySpace);
     // Tracebacks the server says it ignores (SGLang's optional imports) are blanked.
     if (starts_with(ln, "[start of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = true;
     bool drop = inside_ignored_ || (starts_with(ln, "Ignore import error") &&
@@ -197,14 +219,16 @@ void detail::FailureWalk::line(std::string_view raw, long long lineno) {
     if (starts_with(ln, "[end of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = false;
     if (drop) ln = {};
 
-    if (!ready_at_ && ln.find(kReady) != std::string_view::npos) {
+    if (!ready_at_ && may_have(ready_needle) && ln.find(kReady) != std::string_view::npos) {
         ready_at_ = lineno;
         for (auto& h : hits_) h.reset();
     } else if (!ready_at_ || lineno > *ready_at_) {
-        if (ready_at_ && kept_serving(ln))
+        if (ready_at_ && kept_serving(ln, may_have(post_needle)))
             for (auto& h : hits_) h.reset();
         for (std::size_t r = 0; r < all.size(); ++r) {
             if (hits_[r]) continue;
+            // None of the rule's strings in the line: it cannot match (the cheap test first).
+            if (!may_have(rule_needles + 2 * r) && !may_have(rule_needles + 2 * r + 1)) continue;
             auto d = match_rule(r, all[r], ln);
             if (!d) continue;
             std::string detail_text(util::text::trim(*d, util::text::kPySpace));
