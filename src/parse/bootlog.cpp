@@ -157,8 +157,9 @@ const std::vector<const detail::Field*>& every_field() {
 // The anchors of every field, then these, in this order (facts_needles()).
 enum class FactsMark : std::size_t { drafter, eager, ready, compiled, cached_compile, trt_info, served, paused };
 
-bool has_marker(const detail::NeedleHits& hits, FactsMark m) {
-    return hits.has(every_field().size() + static_cast<std::size_t>(m));
+// `marks_at`: every_field().size(), where the marks' ids start.
+bool has_marker(const detail::NeedleHits& hits, std::size_t marks_at, FactsMark m) {
+    return hits.has(marks_at + static_cast<std::size_t>(m));
 }
 
 // The fields whose anchor is in the line, in the order of every_field() (`ids`: the hits
@@ -233,7 +234,7 @@ const std::vector<std::string_view>& facts_needles() {
     return needles;
 }
 
-FactsWalk::FactsWalk(std::optional<std::string> engine) {
+FactsWalk::FactsWalk(std::optional<std::string> engine) : marks_at_(every_field().size()) {
     f_.engine = std::move(engine);
     // Only a TensorRT-LLM log pays for counting its requests.
     is_trtllm_ = f_.engine == "trtllm";
@@ -259,33 +260,32 @@ void FactsWalk::line(const LineScan& s, long long lineno) {
     }
     if (is_trtllm_) {
         // These read the raw line: the hits (found without colour codes) tell only where it has none.
-        if (s.ansi() || has_marker(hits, FactsMark::served)) served_ += count_served(raw);
-        if (s.ansi() || has_marker(hits, FactsMark::paused)) pauses_ += count_pauses(raw);
-        if (!trt_info_ && (s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos : has_marker(hits, FactsMark::trt_info)))
+        if (s.ansi() || has_marker(hits, marks_at_, FactsMark::served)) served_ += count_served(raw);
+        if (s.ansi() || has_marker(hits, marks_at_, FactsMark::paused)) pauses_ += count_pauses(raw);
+        if (!trt_info_ && (s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos : has_marker(hits, marks_at_, FactsMark::trt_info)))
             trt_info_ = true;
     }
 
     const std::string_view line = s.line();
-    if (has_marker(hits, FactsMark::drafter)) in_drafter_ = true;
+    if (has_marker(hits, marks_at_, FactsMark::drafter)) in_drafter_ = true;
     if (const auto& p = s.prefix(); p && (p->proc != last_proc_ || p->pid != last_pid_)) {
         procs_[std::string(p->proc)].insert(p->pid);
         last_proc_.assign(p->proc);
         last_pid_ = p->pid;
     }
-    const std::size_t n_fields = every_field().size();
     fields_hit_.clear();
     for (auto id : hits.found())
-        if (id < n_fields) fields_hit_.push_back(id);
+        if (id < marks_at_) fields_hit_.push_back(id);
     if (!fields_hit_.empty()) {
         std::sort(fields_hit_.begin(), fields_hit_.end());
         offer_to_fields(f_, line, hits, fields_hit_, lineno, seen_, in_drafter_);
     }
-    if (has_marker(hits, FactsMark::eager)) f_.cudagraphs = false;
-    if (has_marker(hits, FactsMark::compiled))
+    if (has_marker(hits, marks_at_, FactsMark::eager)) f_.cudagraphs = false;
+    if (has_marker(hits, marks_at_, FactsMark::compiled))
         f_.compiled_fresh = true;
-    else if (has_marker(hits, FactsMark::cached_compile) && !f_.compiled_fresh.has_value())
+    else if (has_marker(hits, marks_at_, FactsMark::cached_compile) && !f_.compiled_fresh.has_value())
         f_.compiled_fresh = false;
-    if (!f_.ready && has_marker(hits, FactsMark::ready)) {
+    if (!f_.ready && has_marker(hits, marks_at_, FactsMark::ready)) {
         f_.ready = true;
         f_.ready_lineno = lineno;
     }

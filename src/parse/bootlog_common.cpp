@@ -216,12 +216,17 @@ std::optional<detail::LogPrefix> detail::match_log_prefix(std::string_view s) {
     auto pid = detail::to_int(s.substr(d, i - d));
     if (!pid) return std::nullopt;
     p.pid = *pid;
-    ++i;
+    log_prefix_rest(s, i + 1, p);
+    return p;
+}
+
+// The rest of a prefix after "(proc pid=N)", which ends at `i`: where the message starts.
+void detail::log_prefix_rest(std::string_view s, std::size_t i, LogPrefix& p) {
     while (i < s.size() && ws(s[i])) ++i;
     p.message_at = i;
     // optional: LEVEL MM-DD HH:MM:SS(.fff) [file.py:N]
     for (std::string_view level : {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}) {
-        if (s.compare(i, level.size(), level) != 0) continue;
+        if (i >= s.size() || s[i] != level[0] || s.compare(i, level.size(), level) != 0) continue;
         std::size_t j = i + level.size(), w = j;
         while (j < s.size() && ws(s[j])) ++j;
         if (j == w) break;
@@ -244,7 +249,6 @@ std::optional<detail::LogPrefix> detail::match_log_prefix(std::string_view s) {
         p.message_at = j;
         break;
     }
-    return p;
 }
 
 std::string_view strip_log_prefix(std::string_view line) {

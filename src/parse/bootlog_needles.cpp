@@ -8,7 +8,7 @@
 namespace inferlint::parse::detail {
 
 NeedleSet::NeedleSet(std::vector<std::string_view> needles)
-    : needles_(std::move(needles)), bits_(65536 / 64, 0), starts_(65536 + 1, 0) {
+    : needles_(std::move(needles)), shift_(65536, 0), bits_(65536 / 64, 0), starts_(65536 + 1, 0) {
     if (needles_.size() > 0xFFFF) throw std::logic_error("NeedleSet: too many needles");
     std::vector<std::pair<std::uint32_t, std::uint16_t>> keyed;
     for (std::size_t id = 0; id < needles_.size(); ++id) {
@@ -19,6 +19,7 @@ NeedleSet::NeedleSet(std::vector<std::string_view> needles)
             continue;
         }
         keyed.emplace_back(bucket(needles_[id].data()), n);
+        m_ = m_ ? std::min(m_, needles_[id].size()) : needles_[id].size();
     }
     std::sort(keyed.begin(), keyed.end());
     for (auto [b, id] : keyed) {
@@ -27,6 +28,17 @@ NeedleSet::NeedleSet(std::vector<std::string_view> needles)
         ids_.push_back(id);
     }
     for (std::size_t b = 0; b < 65536; ++b) starts_[b + 1] += starts_[b];
+    if (m_ == 0) return;
+    // A pair ending at offset j of a needle's first m bytes: the window may move m-1-j.
+    const auto most = static_cast<std::uint8_t>(std::min<std::size_t>(m_ - 1, 255));
+    std::fill(shift_.begin(), shift_.end(), most);
+    for (auto [b, id] : keyed) {
+        const std::string_view nd = needles_[id];
+        for (std::size_t j = 1; j < m_; ++j) {
+            auto& s = shift_[pair_at(nd.data() + j - 1)];
+            s = std::min<std::uint8_t>(s, static_cast<std::uint8_t>(std::min<std::size_t>(m_ - 1 - j, 255)));
+        }
+    }
 }
 
 void NeedleSet::scan(std::string_view line, NeedleHits& hits) const {
@@ -35,18 +47,26 @@ void NeedleSet::scan(std::string_view line, NeedleHits& hits) const {
     hits.found_.clear();
     const char* p = line.data();
     const std::size_t n = line.size();
-    if (n >= 4) {
-        for (std::size_t i = 0; i + 4 <= n; ++i) {
-            const std::uint32_t b = bucket(p + i);
-            if (!((bits_[b / 64] >> (b % 64)) & 1)) continue;
-            for (std::uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
-                const std::uint16_t id = ids_[k];
-                const std::string_view nd = needles_[id];
-                if (hits.at_[id] != std::string_view::npos || nd.size() > n - i) continue;
-                if (std::memcmp(p + i, nd.data(), nd.size()) != 0) continue;
-                hits.at_[id] = i;
-                hits.found_.push_back(id);
+    if (m_ && n >= m_) {
+        // i: the last byte of the window that starts at i - (m - 1).
+        for (std::size_t i = m_ - 1; i < n;) {
+            if (const std::uint8_t s = shift_[pair_at(p + i - 1)]) {
+                i += s;
+                continue;
             }
+            const std::size_t at = i - (m_ - 1);
+            const std::uint32_t b = bucket(p + at);
+            if ((bits_[b / 64] >> (b % 64)) & 1) {
+                for (std::uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
+                    const std::uint16_t id = ids_[k];
+                    const std::string_view nd = needles_[id];
+                    if (hits.at_[id] != std::string_view::npos || nd.size() > n - at) continue;
+                    if (std::memcmp(p + at, nd.data(), nd.size()) != 0) continue;
+                    hits.at_[id] = at;
+                    hits.found_.push_back(id);
+                }
+            }
+            ++i;
         }
     }
     for (auto id : short_) {
@@ -103,7 +123,24 @@ void LineScan::read(std::string_view raw) {
         line_ = raw;
     }
     line_needles().scan(line_, hits_);
-    prefix_ = !line_.empty() && line_[0] == '(' ? match_log_prefix(line_) : std::nullopt;
+    if (line_.empty() || line_[0] != '(') {
+        prefix_.reset();
+    } else if (!head_.empty() && line_.starts_with(head_)) {
+        LogPrefix p;
+        p.proc = line_.substr(1, head_proc_size_);
+        p.pid = head_pid_;
+        log_prefix_rest(line_, head_.size(), p);
+        prefix_ = p;
+    } else {
+        prefix_ = match_log_prefix(line_);
+        if (prefix_) {
+            head_.assign(line_.substr(0, line_.find(')') + 1));
+            head_pid_ = prefix_->pid;
+            head_proc_size_ = prefix_->proc.size();
+        } else {
+            head_.clear();
+        }
+    }
 }
 
 }  // namespace inferlint::parse::detail

@@ -191,7 +191,7 @@ const std::vector<std::string_view>& detail::failure_needles() {
 // One pass. Python's version tries each rule over every line; here each rule keeps its
 // first candidate, and a candidate is dropped when something shows the server survived it
 // (the ready line came later, or it answered a request afterwards).
-detail::FailureWalk::FailureWalk() : hits_(rules().size()) {}
+detail::FailureWalk::FailureWalk() : hits_(rules().size()), needles_at_(facts_needles().size()) {}
 
 void detail::FailureWalk::line(std::string_view raw, long long lineno) {
     if (stopped_) return;
@@ -204,8 +204,7 @@ void detail::FailureWalk::line(const LineScan& s, long long lineno) {
     // The hits are found on the line without colour codes, which is where each test below
     // looks (the message is part of it), except the shutdown marker, looked for in the raw line.
     const NeedleHits& hits = s.hits();
-    const std::size_t base = facts_needles().size();
-    auto may_have = [&](std::size_t id) { return hits.has(base + id); };
+    auto may_have = [&](std::size_t id) { return hits.has(needles_at_ + id); };
     if (s.ansi() ? s.raw().find(kShutdown) != std::string_view::npos : may_have(shutdown_needle)) {
         stopped_ = true;
         return;
