@@ -123,13 +123,14 @@ void LineScan::read(std::string_view raw) {
         line_ = raw;
     }
     line_needles().scan(line_, hits_);
+    // The process and pid as match_log_prefix reads them; the rest when message() is asked.
+    rest_read_ = false;
     if (line_.empty() || line_[0] != '(') {
         prefix_.reset();
     } else if (!head_.empty() && line_.starts_with(head_)) {
         LogPrefix p;
         p.proc = line_.substr(1, head_proc_size_);
         p.pid = head_pid_;
-        log_prefix_rest(line_, head_.size(), p);
         prefix_ = p;
     } else {
         prefix_ = match_log_prefix(line_);
@@ -137,6 +138,7 @@ void LineScan::read(std::string_view raw) {
             head_.assign(line_.substr(0, line_.find(')') + 1));
             head_pid_ = prefix_->pid;
             head_proc_size_ = prefix_->proc.size();
+            rest_read_ = true;  // match_log_prefix read it all
         } else {
             head_.clear();
         }

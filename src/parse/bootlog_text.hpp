@@ -256,16 +256,26 @@ public:
     // Whether the raw line has colour codes: then what is tested on the raw line is looked
     // for there, not through the hits (found on the line without them).
     bool ansi() const { return ansi_; }
+    // The process and pid of the log prefix (its message_at is message()'s business).
     const std::optional<LogPrefix>& prefix() const { return prefix_; }
-    // strip_log_prefix(line())
-    std::string_view message() const { return prefix_ ? line_.substr(prefix_->message_at) : line_; }
+    // strip_log_prefix(line()), read the first time it is asked for: most lines need only
+    // the process.
+    std::string_view message() const {
+        if (!prefix_) return line_;
+        if (!rest_read_) {
+            log_prefix_rest(line_, head_.size(), *prefix_);
+            rest_read_ = true;
+        }
+        return line_.substr(prefix_->message_at);
+    }
     const NeedleHits& hits() const { return hits_; }
 
 private:
     std::string_view raw_, line_;
     bool ansi_ = false;
     std::string owned_;
-    std::optional<LogPrefix> prefix_;
+    mutable std::optional<LogPrefix> prefix_;
+    mutable bool rest_read_ = false;
     NeedleHits hits_;
     // "(APIServer pid=23610)" of the last prefixed line and its pid: most lines repeat it,
     // and the same bytes read the same.
@@ -320,13 +330,19 @@ public:
     void line(const LineScan& s, long long lineno);
     std::optional<Failure> finish();
 
-    // The last lines walked (after blanking), newest first: back(0) is the latest.
+    // The last lines walked (their messages, trimmed, after blanking), newest first:
+    // back(0) is the latest.
     std::size_t kept() const { return std::min(count_, before_.size()); }
-    const std::string& back(std::size_t k) const { return before_[(count_ - 1 - k) % before_.size()]; }
+    std::string back(std::size_t k) const;
 
 private:
+    // A line as walked, its message read only when a traceback helper asks.
+    struct Before {
+        std::string raw;
+        bool blank = false;
+    };
     std::vector<std::optional<Failure>> hits_;
-    std::array<std::string, 6> before_;  // a ring: the traceback helpers look this far back
+    std::array<Before, 6> before_;  // a ring: the traceback helpers look this far back
     std::size_t count_ = 0;
     bool stopped_ = false, inside_ignored_ = false;
     std::optional<long long> ready_at_;
