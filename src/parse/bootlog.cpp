@@ -23,6 +23,9 @@ constexpr std::string_view kCachedCompileMarker = "Directly load AOT compilation
 // TensorRT-LLM pauses are logged at INFO; counting them means something only where
 // INFO lines are logged at all.
 constexpr std::string_view kTrtInfo = "[TRT-LLM] [I]";
+// What count_served and count_pauses look for first: without it a line has none.
+constexpr std::string_view kServedMarker = "\"POST /";
+constexpr std::string_view kPausedMarker = "request ID ";
 
 // Fields a log prints more than once on purpose: summed (one line per phase), or the
 // last one holds (TensorRT-LLM's dry run before the real pool).
@@ -151,64 +154,22 @@ const std::vector<const detail::Field*>& every_field() {
     return all;
 }
 
-// Finds every anchor and marker in one pass over a line, instead of one find() per
-// anchor: a 64K-entry table of the anchors' first two bytes says where to compare. Most
-// lines of a big log (request lines) hold none, and this keeps the walk near memory speed.
-class AnchorScan {
-public:
-    explicit AnchorScan(std::vector<std::string_view> needles) : needles_(std::move(needles)), by_key_(65536) {
-        for (std::size_t id = 0; id < needles_.size(); ++id) {
-            auto key = key_at(needles_[id], 0);
-            by_key_[key].push_back(static_cast<unsigned short>(id));
-        }
-    }
-    std::size_t size() const { return needles_.size(); }
-    // first_at[id]: where needle id first occurs in line, or npos.
-    void scan(std::string_view line, std::vector<std::size_t>& first_at) const {
-        first_at.assign(needles_.size(), std::string_view::npos);
-        if (line.size() < 2) return;
-        for (std::size_t i = 0; i + 1 < line.size(); ++i) {
-            const auto& ids = by_key_[key_at(line, i)];
-            if (ids.empty()) continue;
-            for (auto id : ids)
-                if (first_at[id] == std::string_view::npos && line.compare(i, needles_[id].size(), needles_[id]) == 0)
-                    first_at[id] = i;
-        }
-    }
+// The anchors of every field, then these, in this order (facts_needles()).
+enum class FactsMark : std::size_t { drafter, eager, ready, compiled, cached_compile, trt_info, served, paused };
 
-private:
-    static std::size_t key_at(std::string_view s, std::size_t i) {
-        return static_cast<std::size_t>(static_cast<unsigned char>(s[i])) << 8 | static_cast<unsigned char>(s[i + 1]);
-    }
-    std::vector<std::string_view> needles_;
-    std::vector<std::vector<unsigned short>> by_key_;
-};
-
-// The anchors of every field, then the markers, in this order.
-enum Marker : std::size_t { drafter, eager, ready, compiled, cached_compile, marker_count };
-
-const AnchorScan& anchor_scan() {
-    static const AnchorScan scan = [] {
-        std::vector<std::string_view> needles;
-        for (const auto* fld : every_field()) needles.push_back(fld->anchor);
-        for (auto m : {kDrafterMarker, kEagerMarker, kReadyMarker, kCompiledMarker, kCachedCompileMarker})
-            needles.push_back(m);
-        return AnchorScan(std::move(needles));
-    }();
-    return scan;
+// `marks_at`: every_field().size(), where the marks' ids start.
+bool has_marker(const detail::NeedleHits& hits, std::size_t marks_at, FactsMark m) {
+    return hits.has(marks_at + static_cast<std::size_t>(m));
 }
 
-bool has_marker(const std::vector<std::size_t>& first_at, Marker m) {
-    return first_at[every_field().size() + m] != std::string_view::npos;
-}
-
-void offer_to_fields(BootFacts& f, std::string_view line, const std::vector<std::size_t>& first_at, long long lineno,
-                     Seen& seen, bool in_drafter) {
+// The fields whose anchor is in the line, in the order of every_field() (`ids`: the hits
+// below every_field().size(), sorted).
+void offer_to_fields(BootFacts& f, std::string_view line, const detail::NeedleHits& hits,
+                     const std::vector<std::uint16_t>& ids, long long lineno, Seen& seen, bool in_drafter) {
     const auto& fields = every_field();
-    for (std::size_t k = 0; k < fields.size(); ++k) {
+    for (auto k : ids) {
         const detail::Field* fld = fields[k];
-        auto at = first_at[k];
-        if (at == std::string_view::npos) continue;
+        auto at = hits.at(k);
         if (fld->anchor_check && !fld->anchor_check(line)) continue;
         bool read = false;
         for (auto pattern : fld->patterns) {
@@ -261,13 +222,32 @@ void trtllm_settings(BootFacts& f, const std::optional<std::string>& args_line) 
 
 namespace detail {
 
-FactsWalk::FactsWalk(std::optional<std::string> engine) {
+const std::vector<std::string_view>& facts_needles() {
+    static const std::vector<std::string_view> needles = [] {
+        std::vector<std::string_view> v;
+        for (const auto* fld : every_field()) v.push_back(fld->anchor);
+        for (auto m : {kDrafterMarker, kEagerMarker, kReadyMarker, kCompiledMarker, kCachedCompileMarker, kTrtInfo,
+                       kServedMarker, kPausedMarker})
+            v.push_back(m);
+        return v;
+    }();
+    return needles;
+}
+
+FactsWalk::FactsWalk(std::optional<std::string> engine) : marks_at_(every_field().size()) {
     f_.engine = std::move(engine);
     // Only a TensorRT-LLM log pays for counting its requests.
     is_trtllm_ = f_.engine == "trtllm";
 }
 
 void FactsWalk::line(std::string_view raw, long long lineno) {
+    scan_.read(raw);
+    line(scan_, lineno);
+}
+
+void FactsWalk::line(const LineScan& s, long long lineno) {
+    const std::string_view raw = s.raw();
+    const NeedleHits& hits = s.hits();
     f_.lines = lineno;
     if (want_args_line_) {
         trt_args_line_ = std::string(util::text::trim(strip_ansi(raw), util::text::kPySpace));
@@ -279,28 +259,33 @@ void FactsWalk::line(std::string_view raw, long long lineno) {
         if (r.size() >= 9 && r.substr(r.size() - 9) == "LLM Args:") args_line_taken_ = want_args_line_ = true;
     }
     if (is_trtllm_) {
-        served_ += count_served(raw);
-        pauses_ += count_pauses(raw);
-        if (!trt_info_ && raw.find(kTrtInfo) != std::string_view::npos) trt_info_ = true;
+        // These read the raw line: the hits (found without colour codes) tell only where it has none.
+        if (s.ansi() || has_marker(hits, marks_at_, FactsMark::served)) served_ += count_served(raw);
+        if (s.ansi() || has_marker(hits, marks_at_, FactsMark::paused)) pauses_ += count_pauses(raw);
+        if (!trt_info_ && (s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos : has_marker(hits, marks_at_, FactsMark::trt_info)))
+            trt_info_ = true;
     }
 
-    std::string owned;
-    std::string_view line = raw;
-    if (raw.find('\x1b') != std::string_view::npos) {
-        owned = strip_ansi(raw);
-        line = owned;
+    const std::string_view line = s.line();
+    if (has_marker(hits, marks_at_, FactsMark::drafter)) in_drafter_ = true;
+    if (const auto& p = s.prefix(); p && (p->proc != last_proc_ || p->pid != last_pid_)) {
+        procs_[std::string(p->proc)].insert(p->pid);
+        last_proc_.assign(p->proc);
+        last_pid_ = p->pid;
     }
-    anchor_scan().scan(line, first_at_);
-    if (has_marker(first_at_, drafter)) in_drafter_ = true;
-    if (!line.empty() && line[0] == '(')
-        if (auto p = match_log_prefix(line)) procs_[std::string(p->proc)].insert(p->pid);
-    offer_to_fields(f_, line, first_at_, lineno, seen_, in_drafter_);
-    if (has_marker(first_at_, eager)) f_.cudagraphs = false;
-    if (has_marker(first_at_, compiled))
+    fields_hit_.clear();
+    for (auto id : hits.found())
+        if (id < marks_at_) fields_hit_.push_back(id);
+    if (!fields_hit_.empty()) {
+        std::sort(fields_hit_.begin(), fields_hit_.end());
+        offer_to_fields(f_, line, hits, fields_hit_, lineno, seen_, in_drafter_);
+    }
+    if (has_marker(hits, marks_at_, FactsMark::eager)) f_.cudagraphs = false;
+    if (has_marker(hits, marks_at_, FactsMark::compiled))
         f_.compiled_fresh = true;
-    else if (has_marker(first_at_, cached_compile) && !f_.compiled_fresh.has_value())
+    else if (has_marker(hits, marks_at_, FactsMark::cached_compile) && !f_.compiled_fresh.has_value())
         f_.compiled_fresh = false;
-    if (!f_.ready && has_marker(first_at_, ready)) {
+    if (!f_.ready && has_marker(hits, marks_at_, FactsMark::ready)) {
         f_.ready = true;
         f_.ready_lineno = lineno;
     }

@@ -67,13 +67,67 @@ std::string valid_utf8(std::string_view s) {
     return out;
 }
 
-bool search_bounded(std::string_view line, const std::regex& rx, std::cmatch& m, std::size_t near) {
+std::string literal_prefix(std::string_view pattern) {
+    // An alternative anywhere could start a match without the text: none then.
+    bool in_class = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        char c = pattern[i];
+        if (c == '\\') {
+            ++i;
+        } else if (c == '[') {
+            in_class = true;
+        } else if (c == ']') {
+            in_class = false;
+        } else if (c == '|' && !in_class) {
+            return {};
+        }
+    }
+    std::string out;
+    std::size_t i = 0;
+    if (pattern.starts_with("\\b")) i = 2;  // zero-width: the match starts where the text does
+    while (i < pattern.size()) {
+        char c = pattern[i];
+        std::size_t next = i + 1;
+        char lit;
+        if (c == '\\') {
+            if (next >= pattern.size()) break;
+            char d = pattern[next];
+            // \d \w \s \b \1 ... are classes, assertions or references; \( \. \+ are the character.
+            if ((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9')) break;
+            lit = d;
+            next = i + 2;
+        } else if (std::string_view("^$.|?*+()[]{}").find(c) != std::string_view::npos) {
+            break;
+        } else {
+            lit = c;
+        }
+        // A quantifier after it makes this character optional or repeated: stop before it.
+        if (next < pattern.size() && std::string_view("?*+{").find(pattern[next]) != std::string_view::npos) break;
+        out += lit;
+        i = next;
+    }
+    return out;
+}
+
+Regex::Regex(const char* pattern)
+    : rx(pattern, std::regex::ECMAScript | std::regex::optimize), literal(literal_prefix(pattern)) {}
+
+bool search_bounded(std::string_view line, const Regex& rx, std::cmatch& m, std::size_t near) {
     if (line.size() > kRegexWindow) {
         if (near == std::string_view::npos) near = 0;
         std::size_t from = near > kRegexWindow / 4 ? near - kRegexWindow / 4 : 0;
         line = line.substr(from, kRegexWindow);
     }
-    return std::regex_search(line.data(), line.data() + line.size(), m, rx);
+    const char* end = line.data() + line.size();
+    if (rx.literal.empty()) return std::regex_search(line.data(), end, m, rx.rx);
+    // regex_search tries each start in turn, the first one as the text's beginning and the
+    // others with the character before them in view: the same, only at the starts that can match.
+    for (auto p = line.find(rx.literal); p != std::string_view::npos; p = line.find(rx.literal, p + 1)) {
+        auto flags = std::regex_constants::match_continuous;
+        if (p > 0) flags |= std::regex_constants::match_prev_avail;
+        if (std::regex_search(line.data() + p, end, m, rx.rx, flags)) return true;
+    }
+    return false;
 }
 
 std::optional<double> to_float(std::string_view s) {
@@ -127,30 +181,9 @@ std::optional<Json> dict_after(std::string_view line, std::string_view prefix) {
 }  // namespace detail
 
 std::string strip_ansi(std::string_view line) {
-    // ESC [ params letter
     std::string out;
     out.reserve(line.size());
-    std::size_t i = 0;
-    while (i < line.size()) {
-        auto esc = line.find('\x1b', i);
-        if (esc == std::string_view::npos) {
-            out.append(line.substr(i));
-            break;
-        }
-        out.append(line.substr(i, esc - i));
-        std::size_t j = esc + 1;
-        if (j < line.size() && line[j] == '[') {
-            std::size_t k = j + 1;
-            while (k < line.size() && ((line[k] >= '0' && line[k] <= '9') || line[k] == ';' || line[k] == '?')) ++k;
-            char c = k < line.size() ? line[k] : '\0';
-            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')) {
-                i = k + 1;
-                continue;
-            }
-        }
-        out += '\x1b';
-        i = esc + 1;
-    }
+    detail::strip_ansi_into(out, line);
     return out;
 }
 
@@ -183,12 +216,17 @@ std::optional<detail::LogPrefix> detail::match_log_prefix(std::string_view s) {
     auto pid = detail::to_int(s.substr(d, i - d));
     if (!pid) return std::nullopt;
     p.pid = *pid;
-    ++i;
+    log_prefix_rest(s, i + 1, p);
+    return p;
+}
+
+// The rest of a prefix after "(proc pid=N)", which ends at `i`: where the message starts.
+void detail::log_prefix_rest(std::string_view s, std::size_t i, LogPrefix& p) {
     while (i < s.size() && ws(s[i])) ++i;
     p.message_at = i;
     // optional: LEVEL MM-DD HH:MM:SS(.fff) [file.py:N]
     for (std::string_view level : {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}) {
-        if (s.compare(i, level.size(), level) != 0) continue;
+        if (i >= s.size() || s[i] != level[0] || s.compare(i, level.size(), level) != 0) continue;
         std::size_t j = i + level.size(), w = j;
         while (j < s.size() && ws(s[j])) ++j;
         if (j == w) break;
@@ -211,7 +249,6 @@ std::optional<detail::LogPrefix> detail::match_log_prefix(std::string_view s) {
         p.message_at = j;
         break;
     }
-    return p;
 }
 
 std::string_view strip_log_prefix(std::string_view line) {
@@ -386,10 +423,12 @@ std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path,
     if (accept && !accept(out.found)) return std::nullopt;
     detail::FactsWalk facts(detail::log_engine(out.found, named));
     detail::FailureWalk failure;
+    detail::LineScan scan;  // each line is looked at once, for both walks
     long long lineno = 0;
     auto each = [&](std::string_view raw, long long n) {
-        facts.line(raw, n);
-        failure.line(raw, n);
+        scan.read(raw);
+        facts.line(scan, n);
+        failure.line(scan, n);
         if (each_line) each_line(raw, n);
     };
     for (;;) {

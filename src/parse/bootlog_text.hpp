@@ -8,6 +8,9 @@
 #include "util/text.hpp"
 
 #include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -15,13 +18,50 @@
 #include <vector>
 #include <optional>
 #include <regex>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <string>
 #include <string_view>
 
 // A field's pattern, compiled on first use, as a regex run on a bounded window of the line.
-#define INFERLINT_RX(var, text) static const std::regex var(text, std::regex::ECMAScript | std::regex::optimize)
+#define INFERLINT_RX(var, text) static const ::inferlint::parse::detail::Regex var(text)
 
 namespace inferlint::parse::detail {
+
+// Where the first byte at or after `i` that can start a line break is (one below 0x1f, or
+// 0xC2, 0xE2 that may begin U+0085, U+2028, U+2029), or `n`. Most of a log is plain text:
+// eight bytes are tested at once.
+inline std::size_t next_break_byte(const char* s, std::size_t i, std::size_t n) {
+#if defined(__SSE2__)
+    // Sixteen at a time: d <= 0x1e is min(d, 0x1e) == d.
+    const __m128i below = _mm_set1_epi8(0x1e), c2 = _mm_set1_epi8(static_cast<char>(0xC2)),
+                  e2 = _mm_set1_epi8(static_cast<char>(0xE2));
+    for (; i + 16 <= n; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
+        const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, below), v),
+                                         _mm_or_si128(_mm_cmpeq_epi8(v, c2), _mm_cmpeq_epi8(v, e2)));
+        if (const int mask = _mm_movemask_epi8(hit)) return i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+    }
+#endif
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, s + i, 8);
+            // Per byte: below 0x1f, equal to 0xC2, equal to 0xE2. A borrow only runs upwards
+            // from a byte that is a hit, so the lowest flag is exact.
+            const std::uint64_t c2 = w ^ (ones * 0xC2), e2 = w ^ (ones * 0xE2);
+            const std::uint64_t hit = ((w - ones * 0x1f) & ~w) | ((c2 - ones) & ~c2) | ((e2 - ones) & ~e2);
+            if (hit & highs) return i + static_cast<std::size_t>(std::countr_zero(hit & highs)) / 8;
+        }
+    }
+    for (; i < n; ++i) {
+        const auto d = static_cast<unsigned char>(s[i]);
+        if (d < 0x1f || d == 0xC2 || d == 0xE2) return i;
+    }
+    return n;
+}
 
 // Calls fn(line, lineno) for each whole line of `text`, with line numbers as
 // str.splitlines() counts them: \n, \r\n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and
@@ -52,12 +92,7 @@ std::size_t split_lines(std::string_view text, bool at_end, long long& lineno, F
         }
         if (brk == 0) {
             // Plain bytes: jump to the next byte that can start a break.
-            ++i;
-            while (i < n) {
-                unsigned char d = byte(i);
-                if (d < 0x1f || d == 0xC2 || d == 0xE2) break;
-                ++i;
-            }
+            i = next_break_byte(text.data(), i + 1, n);
             continue;
         }
         fn(text.substr(start, i - start), ++lineno);
@@ -84,6 +119,8 @@ struct LogPrefix {
     std::size_t message_at = 0;
 };
 std::optional<LogPrefix> match_log_prefix(std::string_view line);
+// What match_log_prefix reads after "(proc pid=N)", which ends at `i`: sets p.message_at.
+void log_prefix_rest(std::string_view line, std::size_t i, LogPrefix& p);
 
 // The first `max_chars` characters (UTF-8 code points), as Python's s[:n] counts them.
 std::string_view first_chars(std::string_view s, std::size_t max_chars);
@@ -91,11 +128,25 @@ std::string_view first_chars(std::string_view s, std::size_t max_chars);
 // The text as valid UTF-8: each invalid byte becomes U+FFFD, as errors="replace" reads it.
 std::string valid_utf8(std::string_view s);
 
+// A pattern and the fixed text every match of it starts with ("" where it starts with
+// something else: a class, a group, an alternative, ^). libstdc++'s regex_search runs the
+// whole matcher from every position of the line; with that text known, it runs only where
+// the text occurs, and finds the same leftmost match.
+struct Regex {
+    explicit Regex(const char* pattern);
+    std::regex rx;
+    std::string literal;
+};
+// The fixed text at the start of an ECMAScript pattern (a leading \b, zero-width, is skipped).
+std::string literal_prefix(std::string_view pattern);
+
 // std::regex on a bounded piece of a line: libstdc++'s matcher recurses per character, so
 // a 10 MB line fed whole could overflow the stack. Real lines that carry a fact are short.
 inline constexpr std::size_t kRegexWindow = 4096;
-// `near`: where the anchor was found, so the window keeps it.
-bool search_bounded(std::string_view line, const std::regex& rx, std::cmatch& m, std::size_t near = 0);
+// `near`: where the anchor was found, so the window keeps it. The groups point into `line`;
+// m.position() counts from where the matcher started, the window's start only for a
+// pattern without a fixed start (as those with ^ are).
+bool search_bounded(std::string_view line, const Regex& rx, std::cmatch& m, std::size_t near = 0);
 inline std::string_view group(const std::cmatch& m, int i) {
     return m[i].matched ? std::string_view(m[i].first, static_cast<std::size_t>(m[i].length())) : std::string_view();
 }
@@ -143,6 +194,99 @@ Json trtllm_settings(std::string_view args_line);
 int count_served(std::string_view line);
 int count_pauses(std::string_view line);
 
+// ---- one look at each line: every fixed string the walks test, found in one pass
+
+// Where each needle of a NeedleSet first occurs in the last line scanned.
+class NeedleHits {
+public:
+    std::size_t at(std::size_t id) const { return at_[id]; }
+    bool has(std::size_t id) const { return at_[id] != std::string_view::npos; }
+    // The needles found, in the order found.
+    const std::vector<std::uint16_t>& found() const { return found_; }
+
+private:
+    friend class NeedleSet;
+    std::vector<std::size_t> at_;
+    std::vector<std::uint16_t> found_;
+};
+
+// Finds where each of a fixed set of strings first occurs in a line, in one pass over the
+// line's bytes instead of one find() per string. The pass is Wu-Manber's: with m the
+// shortest needle, a table of byte pairs says how far the next m-byte window can move
+// before its end could hold the end of a needle's first m bytes; only where it cannot
+// move are the needles with the window's first four bytes (hashed) compared. Most lines of
+// a big log (request lines) hold no needle and cost about one table look-up per m-1 bytes.
+class NeedleSet {
+public:
+    explicit NeedleSet(std::vector<std::string_view> needles);
+    std::size_t size() const { return needles_.size(); }
+    void scan(std::string_view line, NeedleHits& hits) const;
+
+private:
+    static std::uint32_t bucket(const char* p) {
+        std::uint32_t w;
+        std::memcpy(&w, p, 4);
+        return (w * 2654435761U) >> 16;
+    }
+    static std::uint16_t pair_at(const char* p) {
+        return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[1]) << 8);
+    }
+    std::vector<std::string_view> needles_;
+    std::size_t m_ = 0;                  // the shortest needle of four bytes or more
+    std::vector<std::uint8_t> shift_;    // byte pair (ending a window) -> how far it may move
+    std::vector<std::uint64_t> bits_;    // one bit per bucket: some needle starts so
+    std::vector<std::uint32_t> starts_;  // bucket -> its needles in ids_
+    std::vector<std::uint16_t> ids_;
+    std::vector<std::uint16_t> short_;   // needles under four bytes, found with find()
+};
+
+// The strings each walk tests a line for; line_needles() is both lists in this order, so
+// the failure walk's ids start after the facts walk's.
+const std::vector<std::string_view>& facts_needles();
+const std::vector<std::string_view>& failure_needles();
+const NeedleSet& line_needles();
+
+// One line as both walks read it: colour codes removed, the log prefix, and where every
+// needle of line_needles() occurs. Read once, offered to each walk.
+class LineScan {
+public:
+    void read(std::string_view raw);
+    std::string_view raw() const { return raw_; }
+    std::string_view line() const { return line_; }  // without ANSI colour codes
+    // Whether the raw line has colour codes: then what is tested on the raw line is looked
+    // for there, not through the hits (found on the line without them).
+    bool ansi() const { return ansi_; }
+    // The process and pid of the log prefix (its message_at is message()'s business).
+    const std::optional<LogPrefix>& prefix() const { return prefix_; }
+    // strip_log_prefix(line()), read the first time it is asked for: most lines need only
+    // the process.
+    std::string_view message() const {
+        if (!prefix_) return line_;
+        if (!rest_read_) {
+            log_prefix_rest(line_, head_.size(), *prefix_);
+            rest_read_ = true;
+        }
+        return line_.substr(prefix_->message_at);
+    }
+    const NeedleHits& hits() const { return hits_; }
+
+private:
+    std::string_view raw_, line_;
+    bool ansi_ = false;
+    std::string owned_;
+    mutable std::optional<LogPrefix> prefix_;
+    mutable bool rest_read_ = false;
+    NeedleHits hits_;
+    // "(APIServer pid=23610)" of the last prefixed line and its pid: most lines repeat it,
+    // and the same bytes read the same.
+    std::string head_;
+    long long head_pid_ = 0;
+    std::size_t head_proc_size_ = 0;
+};
+
+// strip_ansi into a buffer that keeps its capacity from line to line.
+void strip_ansi_into(std::string& out, std::string_view line);
+
 // ---- the walks: a log is read one line at a time, so it can come in pieces
 
 // The engine a log's facts are read as: the one it names, else the one the user named.
@@ -157,6 +301,7 @@ public:
     // `engine`: the one the log names, else the one the user named; nullopt for neither.
     explicit FactsWalk(std::optional<std::string> engine);
     void line(std::string_view raw, long long lineno);
+    void line(const LineScan& s, long long lineno);
     BootFacts finish();
 
 private:
@@ -169,7 +314,12 @@ private:
     long long served_ = 0, pauses_ = 0;
     bool trt_info_ = false;
     bool is_trtllm_ = false;
-    std::vector<std::size_t> first_at_;
+    // The process of the last prefixed line: most lines repeat it.
+    std::string last_proc_;
+    long long last_pid_ = -1;
+    LineScan scan_;  // for line(raw): reused, so a line costs no allocation
+    std::vector<std::uint16_t> fields_hit_;
+    std::size_t marks_at_;  // the needles after the fields' anchors
 };
 
 // The start-up failure, line by line; classify_failure is this walk over a whole text.
@@ -177,18 +327,27 @@ class FailureWalk {
 public:
     FailureWalk();
     void line(std::string_view raw, long long lineno);
+    void line(const LineScan& s, long long lineno);
     std::optional<Failure> finish();
 
-    // The last lines walked (after blanking), newest first: back(0) is the latest.
+    // The last lines walked (their messages, trimmed, after blanking), newest first:
+    // back(0) is the latest.
     std::size_t kept() const { return std::min(count_, before_.size()); }
-    const std::string& back(std::size_t k) const { return before_[(count_ - 1 - k) % before_.size()]; }
+    std::string back(std::size_t k) const;
 
 private:
+    // A line as walked, its message read only when a traceback helper asks.
+    struct Before {
+        std::string raw;
+        bool blank = false;
+    };
     std::vector<std::optional<Failure>> hits_;
-    std::array<std::string, 6> before_;  // a ring: the traceback helpers look this far back
+    std::array<Before, 6> before_;  // a ring: the traceback helpers look this far back
     std::size_t count_ = 0;
     bool stopped_ = false, inside_ignored_ = false;
     std::optional<long long> ready_at_;
+    LineScan scan_;
+    std::size_t needles_at_;  // where this walk's needles start in line_needles()
 };
 
 }  // namespace inferlint::parse::detail

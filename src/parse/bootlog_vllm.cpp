@@ -87,7 +87,7 @@ Out kv_pool(std::string_view line, std::size_t at) {
 // A field whose value is one number in GiB.
 template <const char* Pattern>
 Out one_gib(std::string_view line, std::size_t at) {
-    static const std::regex rx(Pattern, std::regex::ECMAScript | std::regex::optimize);
+    static const Regex rx(Pattern);
     std::cmatch m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto v = to_float_commas(group(m, 1));

@@ -16,12 +16,13 @@ constexpr std::string_view kReady = "Application startup complete";
 // causes, so nothing from the first marker on is read.
 constexpr std::string_view kShutdown = "[shutdown]";
 
-using Rx = std::regex;
-#define INFERLINT_RULE_RX(text) Rx(text, std::regex::ECMAScript | std::regex::optimize)
+using Rx = detail::Regex;
+#define INFERLINT_RULE_RX(text) Rx(text)
 
 struct Rule {
     FailureKind kind;
     std::array<std::string_view, 2> any_of;  // cheap test first: one of these must be in the line
+                                             // (found by failure_needles(), then in the message)
     const Rx* rx = nullptr;                  // then this, if set; group 1 is the detail
     bool anchored = false;                   // the pattern starts at ^
 };
@@ -92,8 +93,11 @@ std::string_view without_sglang_stamp(std::string_view line) {
     return line.substr(close + 2);
 }
 
-bool kept_serving(std::string_view line) {
-    if (detail::count_served(line) > 0) return true;
+// `may_have_post`, `may_have_batch`: whether "\"POST /" (count_served looks for it), and
+// "Prefill batch" or "Decode batch", can be in the line at all.
+bool kept_serving(std::string_view line, bool may_have_post, bool may_have_batch) {
+    if (may_have_post && detail::count_served(line) > 0) return true;
+    if (!may_have_batch) return false;
     line = without_sglang_stamp(line);
     for (std::string_view p : {"Prefill batch", "Decode batch"}) {
         if (line.substr(0, p.size()) == p) {
@@ -111,7 +115,7 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 // error after it can blame something else entirely.
 std::string failed_assert(const detail::FailureWalk& before) {
     for (std::size_t k = 0; k < before.kept() && k < 3; ++k) {
-        const std::string& ln = before.back(k);
+        const std::string ln = before.back(k);
         if (starts_with(ln, "assert ")) return ln;
     }
     return {};
@@ -122,7 +126,7 @@ std::string failed_assert(const detail::FailureWalk& before) {
 std::string raised_in(const detail::FailureWalk& before) {
     static const Rx frame = INFERLINT_RULE_RX(R"re(^File "([^"]+)", line (\d+), in (\S+))re");
     for (std::size_t k = 0; k < before.kept() && k < 6; ++k) {
-        const std::string& ln = before.back(k);
+        const std::string ln = before.back(k);
         if (!starts_with(ln, "File \"")) continue;
         std::cmatch m;
         if (!detail::search_bounded(ln, frame, m) || m.position(0) != 0) continue;
@@ -171,41 +175,95 @@ std::optional<long long> shutdown_lineno(std::string_view text) {
     return at;
 }
 
+// The strings the failure walk tests each line for, by index: the shutdown marker, what
+// the message may start with, the ready line, a served request, then two per rule (its
+// any_of; "" for none). A test needs its string in the line; without it, it is not made.
+namespace {
+enum FailureNeedle : std::size_t {
+    shutdown_needle,
+    start_ignored_needle,
+    end_ignored_needle,
+    ignore_import_needle,
+    ready_needle,
+    post_needle,
+    prefill_needle,
+    decode_needle,
+    rule_needles
+};
+constexpr std::string_view kStartIgnored = "[start of ", kEndIgnored = "[end of ", kIgnoreImport = "Ignore import error";
+}  // namespace
+
+const std::vector<std::string_view>& detail::failure_needles() {
+    static const std::vector<std::string_view> needles = [] {
+        std::vector<std::string_view> v{kShutdown, kStartIgnored, kEndIgnored, kIgnoreImport, kReady,
+                                        "\"POST /",  "Prefill batch", "Decode batch"};
+        for (const auto& r : rules()) v.insert(v.end(), r.any_of.begin(), r.any_of.end());
+        return v;
+    }();
+    return needles;
+}
+
 // One pass. Python's version tries each rule over every line; here each rule keeps its
 // first candidate, and a candidate is dropped when something shows the server survived it
 // (the ready line came later, or it answered a request afterwards).
-detail::FailureWalk::FailureWalk() : hits_(rules().size()) {}
+detail::FailureWalk::FailureWalk() : hits_(rules().size()), needles_at_(facts_needles().size()) {}
 
 void detail::FailureWalk::line(std::string_view raw, long long lineno) {
     if (stopped_) return;
-    if (raw.find(kShutdown) != std::string_view::npos) {
+    scan_.read(raw);
+    line(scan_, lineno);
+}
+
+// The message of a line as the walk tests it: without prefix and surrounding space.
+static std::string_view failure_message(const detail::LineScan& s) {
+    return util::text::trim(s.message(), util::text::kPySpace);
+}
+
+void detail::FailureWalk::line(const LineScan& s, long long lineno) {
+    if (stopped_) return;
+    // The hits are found on the line without colour codes, which is where each test below
+    // looks (the message is part of it), except the shutdown marker, looked for in the raw line.
+    const NeedleHits& hits = s.hits();
+    auto may_have = [&](std::size_t id) { return hits.has(needles_at_ + id); };
+    if (s.ansi() ? s.raw().find(kShutdown) != std::string_view::npos : may_have(shutdown_needle)) {
         stopped_ = true;
         return;
     }
     const auto& all = rules();
-    std::string owned;
-    std::string_view ln = raw;
-    if (raw.find('\x1b') != std::string_view::npos) {
-        owned = strip_ansi(raw);
-        ln = owned;
-    }
-    ln = util::text::trim(strip_log_prefix(ln), util::text::kPySpace);
+    // The message is read only where a test could pass.
+    std::optional<std::string_view> message;
+    bool blank = false;
+    auto ln = [&]() -> std::string_view {
+        if (blank) return {};
+        if (!message) message = failure_message(s);
+        return *message;
+    };
     // Tracebacks the server says it ignores (SGLang's optional imports) are blanked.
-    if (starts_with(ln, "[start of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = true;
-    bool drop = inside_ignored_ || (starts_with(ln, "Ignore import error") &&
-                                    (ln.size() == 19 || !(std::isalnum(static_cast<unsigned char>(ln[19])) || ln[19] == '_')));
-    if (starts_with(ln, "[end of ") && ln.find("traceback]") != std::string_view::npos) inside_ignored_ = false;
-    if (drop) ln = {};
+    if (may_have(start_ignored_needle) && starts_with(ln(), kStartIgnored) &&
+        ln().find("traceback]") != std::string_view::npos)
+        inside_ignored_ = true;
+    bool drop = inside_ignored_;
+    if (!drop && may_have(ignore_import_needle)) {
+        std::string_view m = ln();
+        drop = starts_with(m, kIgnoreImport) &&
+               (m.size() == 19 || !(std::isalnum(static_cast<unsigned char>(m[19])) || m[19] == '_'));
+    }
+    if (may_have(end_ignored_needle) && starts_with(ln(), kEndIgnored) && ln().find("traceback]") != std::string_view::npos)
+        inside_ignored_ = false;
+    blank = drop;
 
-    if (!ready_at_ && ln.find(kReady) != std::string_view::npos) {
+    if (!ready_at_ && may_have(ready_needle) && ln().find(kReady) != std::string_view::npos) {
         ready_at_ = lineno;
         for (auto& h : hits_) h.reset();
     } else if (!ready_at_ || lineno > *ready_at_) {
-        if (ready_at_ && kept_serving(ln))
+        const bool may_post = may_have(post_needle), may_batch = may_have(prefill_needle) || may_have(decode_needle);
+        if (ready_at_ && (may_post || may_batch) && kept_serving(ln(), may_post, may_batch))
             for (auto& h : hits_) h.reset();
         for (std::size_t r = 0; r < all.size(); ++r) {
             if (hits_[r]) continue;
-            auto d = match_rule(r, all[r], ln);
+            // None of the rule's strings in the line: it cannot match (the cheap test first).
+            if (!may_have(rule_needles + 2 * r) && !may_have(rule_needles + 2 * r + 1)) continue;
+            auto d = match_rule(r, all[r], ln());
             if (!d) continue;
             std::string detail_text(util::text::trim(*d, util::text::kPySpace));
             if (all[r].kind == FailureKind::assertion && detail_text.empty()) detail_text = failed_assert(*this);
@@ -214,12 +272,22 @@ void detail::FailureWalk::line(std::string_view raw, long long lineno) {
                 if (!where.empty()) detail_text += " (" + where + ")";
             }
             hits_[r] = Failure{all[r].kind, ready_at_ ? FailurePhase::serving : FailurePhase::boot, lineno,
-                               valid_utf8(first_chars(ln, 300)), valid_utf8(first_chars(detail_text, 200))};
+                               valid_utf8(first_chars(ln(), 300)), valid_utf8(first_chars(detail_text, 200))};
         }
     }
     // The ring keeps each slot's buffer: no allocation per line once the lines are seen.
-    before_[count_ % before_.size()].assign(ln);
+    Before& slot = before_[count_ % before_.size()];
+    slot.raw.assign(s.raw());
+    slot.blank = blank;
     ++count_;
+}
+
+std::string detail::FailureWalk::back(std::size_t k) const {
+    const Before& b = before_[(count_ - 1 - k) % before_.size()];
+    if (b.blank) return {};
+    LineScan s;
+    s.read(b.raw);
+    return std::string(failure_message(s));
 }
 
 std::optional<Failure> detail::FailureWalk::finish() {
