@@ -389,28 +389,24 @@ bool sl_cut(std::string_view& text) {
     return false;
 }
 
-// What a line whose fields were read (f) reads as.
-LineRead sl_finish(const SlFields& f, std::string_view text, SchemaKey schema) {
-    if (!f.valid) return {};
+// What a line whose fields were read (f) reads as, into out (a skipped line as it comes).
+void sl_finish(const SlFields& f, std::string_view text, SchemaKey schema, LineRead& out) {
+    if (!f.valid) return;
     // The old scanner's plain lines had no whitespace but spaces and tabs between tokens.
     bool plain = f.plain;
     if ((f.python_nan || f.schema) && text.find_first_of("\r\n") != std::string_view::npos) plain = false;
-    LineRead out;
     bool wrong = sl_wrong(f);
     bool plain_sample = plain && !wrong;
-    if (f.python_nan && !plain_sample) return {};
+    if (f.python_nan && !plain_sample) return;
     if (f.schema && schema == SchemaKey::header && !plain_sample) {
         out.kind = LineKind::header;
-        return out;
-    }
-    if (wrong) {
+    } else if (wrong) {
         out.kind = LineKind::bad;
         out.error = sl_error(f);
-        return out;
+    } else {
+        out.kind = LineKind::sample;
+        out.sample = sl_sample(f);
     }
-    out.kind = LineKind::sample;
-    out.sample = sl_sample(f);
-    return out;
 }
 
 }  // namespace
@@ -421,7 +417,9 @@ LineRead LineReader::read(std::string_view text, SchemaKey schema) {
     if (buf.size() < text.size() + kPadding) buf.resize(text.size() + kPadding);
     std::memcpy(buf.data(), text.data(), text.size());
     std::memset(buf.data() + text.size(), 0, kPadding);
-    return parse(std::string_view(buf.data(), text.size()), buf.size(), bom, schema);
+    LineRead out;
+    parse(std::string_view(buf.data(), text.size()), buf.size(), bom, schema, out);
+    return out;
 }
 
 void LineReader::begin_block(std::string_view block) {
@@ -446,15 +444,16 @@ void LineReader::begin_block(std::string_view block) {
 void LineReader::end_block() { state_->streaming = false; }
 
 LineRead LineReader::read_in_place(std::string_view text, const char* line_end, SchemaKey schema) {
+    LineRead out;
     if (state_->streaming) {
-        if (auto got = from_stream(text, line_end != nullptr ? line_end : text.data() + text.size(), schema))
-            return *got;
+        if (from_stream(text, line_end != nullptr ? line_end : text.data() + text.size(), schema, out)) return out;
         // Read alone, this line and the rest of the block (the stream is no longer in step).
         state_->streaming = false;
     }
     bool bom = sl_cut(text);
     // Cut short or not, the kPadding bytes after the line's end are still there.
-    return parse(text, text.size() + kPadding, bom, schema);
+    parse(text, text.size() + kPadding, bom, schema, out);
+    return out;
 }
 
 // The stream's next document, when it is this line's and reads as the line alone would:
@@ -463,31 +462,32 @@ LineRead LineReader::read_in_place(std::string_view text, const char* line_end, 
 // such an object, so simdjson split this line's bytes into the same tokens as it would
 // the line alone. Anything else (an error, a document that runs across lines, two on one
 // line, a byte-order mark) is left to parse(), with the rest of the block.
-std::optional<LineRead> LineReader::from_stream(std::string_view text, const char* line_end, SchemaKey schema) {
+bool LineReader::from_stream(std::string_view text, const char* line_end, SchemaKey schema, LineRead& out) {
     State& st = *state_;
-    if (!(st.doc != st.docs_end) || text.empty() || text.front() != '{') return std::nullopt;
-    if (st.doc.current_index() != static_cast<std::size_t>(text.data() - st.block)) return std::nullopt;
+    if (!(st.doc != st.docs_end) || text.empty() || text.front() != '{') return false;
+    if (st.doc.current_index() != static_cast<std::size_t>(text.data() - st.block)) return false;
     od::document_reference doc;
-    if ((*st.doc).get(doc)) return std::nullopt;
+    if ((*st.doc).get(doc)) return false;
     SlFields f;
     sl_object(doc, f);
-    if (!f.valid) return std::nullopt;
+    if (!f.valid) return false;
     // The next token must be past the line's end. With none, the stream cannot tell: in
     // stream mode simdjson drops what looks like a cut document at the end of a block, so
     // the block's last line is read alone.
     const char* next = nullptr;
-    if (doc.current_location().get(next) || next < line_end) return std::nullopt;
+    if (doc.current_location().get(next) || next < line_end) return false;
     ++st.doc;
-    return sl_finish(f, text, schema);
+    sl_finish(f, text, schema, out);
+    return true;
 }
 
-LineRead LineReader::parse(std::string_view text, std::size_t allocated, bool bom, SchemaKey schema) {
+void LineReader::parse(std::string_view text, std::size_t allocated, bool bom, SchemaKey schema, LineRead& out) {
     SlFields f;
     if (bom) f.plain = false;
     od::document doc;
-    if (state_->parser.iterate(text.data(), text.size(), allocated).get(doc)) return {};
+    if (state_->parser.iterate(text.data(), text.size(), allocated).get(doc)) return;
     sl_fields(doc, f);
-    return sl_finish(f, text, schema);
+    sl_finish(f, text, schema, out);
 }
 
 }  // namespace inferlint::series_line

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -58,8 +57,8 @@ public:
     void end_block();
 
 private:
-    LineRead parse(std::string_view text, std::size_t allocated, bool bom, SchemaKey schema);
-    std::optional<LineRead> from_stream(std::string_view text, const char* line_end, SchemaKey schema);
+    void parse(std::string_view text, std::size_t allocated, bool bom, SchemaKey schema, LineRead& out);
+    bool from_stream(std::string_view text, const char* line_end, SchemaKey schema, LineRead& out);
     struct State;
     std::unique_ptr<State> state_;
 };
