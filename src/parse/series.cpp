@@ -31,7 +31,6 @@ using util::text::trim;
 using series_line::kPadding;
 
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
-constexpr std::size_t kBinaryProbe = 65536;
 
 // Reads lines one at a time and keeps only the scan's counts.
 class Scanner {
@@ -136,16 +135,17 @@ private:
 };
 
 // Reads `read_some` to its end a block at a time, handing each line to the scanner. The
-// first read fills the binary probe's 64 KiB (or takes the whole input) before any line is
-// read, so what a file is refused for does not depend on the block size.
-void scan_blocks(const ReadSome& read_some, const std::string& source, Scanner& scanner, std::size_t block_bytes,
-                 series_read::Lines lines) {
-    block_bytes = std::max<std::size_t>(block_bytes, 1);
-    Block block(std::max(2 * block_bytes, kBinaryProbe));
+// first read fills the binary probe (64 KiB, or the whole input) before any line is read,
+// so what a file is refused for does not depend on the block size.
+void scan_blocks(const ReadSome& read_some, const std::string& source, Scanner& scanner,
+                 const series_read::Blocks& blocks) {
+    const std::size_t block_bytes = std::max<std::size_t>(blocks.block_bytes, 1);
+    const std::size_t probe_bytes = std::max<std::size_t>(blocks.probe_bytes, 1);
+    Block block(std::max(2 * block_bytes, probe_bytes));
     std::size_t have = 0;  // bytes at the front not yet split into lines
     bool first = true;
     for (;;) {
-        const std::size_t want = first ? kBinaryProbe : block_bytes;
+        const std::size_t want = first ? probe_bytes : block_bytes;
         block.reserve(have + want, have);
         char* begin = block.data();
         std::size_t got = 0;
@@ -164,7 +164,7 @@ void scan_blocks(const ReadSome& read_some, const std::string& source, Scanner& 
         const char* line_begin = begin;
         const char* scan_from = begin + have;
         const char* last_nl = static_cast<const char*>(::memrchr(scan_from, '\n', got));
-        if (last_nl != nullptr && lines == series_read::Lines::streamed)
+        if (last_nl != nullptr && blocks.lines == series_read::Lines::streamed)
             scanner.begin_block(std::string_view(begin, static_cast<std::size_t>(last_nl + 1 - begin)));
         while (const char* nl = static_cast<const char*>(
                    std::memchr(scan_from, '\n', static_cast<std::size_t>(end - scan_from)))) {
@@ -230,8 +230,7 @@ std::optional<SeriesSample> parse_sample_line(std::string_view line) {
 namespace series_read {
 
 SeriesScan scan_text(std::string_view text, const std::string& source,
-                     const std::function<void(const SeriesSample&)>& on_sample, std::size_t block_bytes,
-                     Lines lines) {
+                     const std::function<void(const SeriesSample&)>& on_sample, const Blocks& blocks) {
     if (trim(text).empty()) throw InputError(fmt::format("{}: empty file", source));
     Scanner scanner(source, on_sample);
     scan_blocks(
@@ -241,12 +240,12 @@ SeriesScan scan_text(std::string_view text, const std::string& source,
             text.remove_prefix(n);
             return n;
         },
-        source, scanner, block_bytes, lines);
+        source, scanner, blocks);
     return scanner.finish();
 }
 
 SeriesScan scan_file(const fs::path& path, const std::function<void(const SeriesSample&)>& on_sample,
-                     std::size_t block_bytes, Lines lines) {
+                     const Blocks& blocks) {
     const std::string source = path.string();
     std::error_code ec;
     auto st = fs::status(path, ec);
@@ -264,7 +263,7 @@ SeriesScan scan_file(const fs::path& path, const std::function<void(const Series
                     throw InputError(fmt::format("{}: read error ({})", source, std::strerror(errno)));
             }
         },
-        source, scanner, block_bytes, lines);
+        source, scanner, blocks);
     if (!scanner.any_text()) throw InputError(fmt::format("{}: empty file", source));
     return scanner.finish();
 }

@@ -457,8 +457,8 @@ LineRead LineReader::read_in_place(std::string_view text, const char* line_end, 
 }
 
 // The stream's next document, when it is this line's and reads as the line alone would:
-// an object that starts where the line's text does and is all of it (the next document
-// starts past the line's end). Every line before it in the block was
+// an object that starts where the line's text does and closes on it, with nothing after
+// it on the line. Every line before it in the block was
 // such an object, so simdjson split this line's bytes into the same tokens as it would
 // the line alone. Anything else (an error, a document that runs across lines, two on one
 // line, a byte-order mark) is left to parse(), with the rest of the block.
@@ -471,11 +471,16 @@ bool LineReader::from_stream(std::string_view text, const char* line_end, Schema
     SlFields f;
     sl_object(doc, f);
     if (!f.valid) return false;
-    // The next token must be past the line's end. With none, the stream cannot tell: in
-    // stream mode simdjson drops what looks like a cut document at the end of a block, so
-    // the block's last line is read alone.
+    // The next token must be the first past the line's end: then the object closed on this
+    // line (a closing brace on a later line would lie between), and nothing but white
+    // space followed it (simdjson marks the start of every other token). With no next
+    // token the stream cannot tell: in stream mode simdjson drops what looks like a cut
+    // document at the end of a block, so the block's last line is read alone.
     const char* next = nullptr;
     if (doc.current_location().get(next) || next < line_end) return false;
+    const char* after = line_end;
+    while (after < next && (*after == '\n' || *after == ' ' || *after == '\t' || *after == '\r')) ++after;
+    if (after != next) return false;
     ++st.doc;
     sl_finish(f, text, schema, out);
     return true;

@@ -55,7 +55,7 @@ std::string blocks_reading(const std::function<SeriesScan(const std::function<vo
 std::string read_in_blocks(const std::string& text, std::size_t block_bytes = series_read::kBlockBytes,
                       series_read::Lines lines = series_read::Lines::streamed) {
     return blocks_reading([&](const auto& on_sample) {
-        return series_read::scan_text(text, "mem", on_sample, block_bytes, lines);
+        return series_read::scan_text(text, "mem", on_sample, {.block_bytes = block_bytes, .lines = lines});
     });
 }
 
@@ -150,6 +150,12 @@ TEST_CASE("series blocks: what the document stream over a block must read as the
     }
     // A line cut inside a string leaves the quotes of the rest of its block uneven: the
     // lines after it are still read.
+    // An object the next line closes: the stream would read the two lines as one.
+    for (const std::string& unclosed : {open, open + ", \"x\": {\"y\": 1}"}) {
+        INFO(unclosed);
+        std::string text = blocks_recording(700) + unclosed + "\n}" + s + "\n" + blocks_sample(701) + "\n";
+        CHECK(last_line(same_in_every_block(text)) == "samples 701 skipped 2 first 702");
+    }
     std::string cut = blocks_recording(700) + open.substr(0, 40) + "\"abc\n" + blocks_recording(300).substr(std::string(kBlocksHeader).size() + 1);
     CHECK(last_line(same_in_every_block(cut)) == "samples 1000 skipped 1 first 702");
 }
@@ -163,7 +169,7 @@ TEST_CASE("series blocks: the file reader reads in the same blocks", "[series][p
     const std::string expected = read_in_blocks(text);
     for (std::size_t block : {std::size_t{1}, std::size_t{100}, series_read::kBlockBytes}) {
         INFO("block " << block);
-        CHECK(blocks_reading([&](const auto& on_sample) { return series_read::scan_file(path, on_sample, block); }) == expected);
+        CHECK(blocks_reading([&](const auto& on_sample) { return series_read::scan_file(path, on_sample, {.block_bytes = block}); }) == expected);
     }
     CHECK(last_line(expected) == "samples 900 skipped 1 first 902");
     fs::remove_all(dir);
