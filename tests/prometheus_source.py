@@ -139,6 +139,16 @@ def main() -> int:
             body(r, prometheus, tmp)
         finally:
             r.stop_all()
+            # No EngineCore of ours outlives the test: the xray tests that run after it
+            # would see it at the card (T2) and refuse to start.
+            cores = set()
+            for log in tmp.glob("replica-*.log"):
+                cores.update(re.findall(r"\(EngineCore pid=(\d+)\)", log.read_text(errors="replace")))
+            end = time.monotonic() + 15
+            while time.monotonic() < end and any(pathlib.Path(f"/proc/{c}").exists() for c in cores):
+                time.sleep(0.1)
+            left = [c for c in cores if pathlib.Path(f"/proc/{c}").exists()]
+            check(not left, f"no EngineCore of the replicas is left ({left})")
     print(f"prometheus_source: {len(failures)} failure(s)")
     return 1 if failures else 0
 
