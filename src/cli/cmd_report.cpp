@@ -165,7 +165,7 @@ int run_fleet_report(const Opts& o, const Common& common) {
         fp.replicas.push_back(std::move(row));
     }
     checks::RunEvidence ev = in->fleet;
-    report::Report rep = report::build_report(std::move(ev), std::move(fleet), in->fleet_series.front(), std::nullopt,
+    report::Report rep = report::build_report(std::move(ev), std::move(fleet), in->fleet_series, std::nullopt,
                                               std::move(page));
     rep.fleet = std::move(fp);
     util::write_file(o.out, report::render_report_html(rep));

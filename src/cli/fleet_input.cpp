@@ -43,14 +43,10 @@ void fleet_or_files(const FleetOptions& o, const std::string& command,
                 throw InputError(fmt::format("{}: give {} or --prometheus, not both", command, name));
         return;
     }
-    for (const char* opt : {"--match", "--start", "--end", "--run", "--step"}) {
-        const bool given = (std::string(opt) == "--match" && !o.match.empty()) ||
-                           (std::string(opt) == "--start" && !o.start.empty()) ||
-                           (std::string(opt) == "--end" && !o.end.empty()) ||
-                           (std::string(opt) == "--run" && !o.run.empty()) ||
-                           (std::string(opt) == "--step" && !o.step.empty());
-        if (given) throw InputError(fmt::format("{}: {} goes with --prometheus", command, opt));
-    }
+    for (const auto& [opt, value] : {std::pair{"--match", &o.match}, std::pair{"--start", &o.start},
+                                     std::pair{"--end", &o.end}, std::pair{"--run", &o.run},
+                                     std::pair{"--step", &o.step}})
+        if (!value->empty()) throw InputError(fmt::format("{}: {} goes with --prometheus", command, opt));
     for (const auto& [name, value] : files)
         if (value->empty()) throw InputError(fmt::format("{} is required (see 'inferlint --help')", name));
 }
@@ -151,8 +147,8 @@ std::optional<FleetInput> read_fleet_input(const FleetOptions& o, const Common& 
     std::string missing;
     in.fleet.before = run::fleet_snapshot(in.window, false, missing);
     in.fleet.after = run::fleet_snapshot(in.window, true, missing);
-    in.fleet_series.push_back(run::fleet_sum(in.window));
-    in.fleet.series = summarize(in.fleet_series.front());
+    in.fleet_series = run::fleet_sum(in.window);
+    in.fleet.series = summarize(in.fleet_series);
     return in;
 }
 

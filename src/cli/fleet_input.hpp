@@ -38,7 +38,7 @@ struct FleetInput {
     run::FleetWindow window;
     std::vector<checks::ReplicaEvidence> replicas;
     checks::RunEvidence fleet;
-    std::vector<Series> fleet_series;  // the summed gauges, for the report's chart
+    Series fleet_series;  // the summed gauges, for the report's chart
 };
 std::optional<FleetInput> read_fleet_input(const FleetOptions& o, const Common& common);
 
