@@ -262,8 +262,9 @@ void FactsWalk::line(const LineScan& s, long long lineno) {
         // These read the raw line: the hits (found without colour codes) tell only where it has none.
         if (s.ansi() || has_marker(hits, marks_at_, FactsMark::served)) served_ += count_served(raw);
         if (s.ansi() || has_marker(hits, marks_at_, FactsMark::paused)) pauses_ += count_pauses(raw);
-        if (!trt_info_ && (s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos : has_marker(hits, marks_at_, FactsMark::trt_info)))
-            trt_info_ = true;
+        const bool info = s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos
+                                   : has_marker(hits, marks_at_, FactsMark::trt_info);
+        if (info) trt_info_ = true;
     }
 
     const std::string_view line = s.line();

@@ -67,69 +67,6 @@ std::string valid_utf8(std::string_view s) {
     return out;
 }
 
-std::string literal_prefix(std::string_view pattern) {
-    // An alternative anywhere could start a match without the text: none then.
-    bool in_class = false;
-    for (std::size_t i = 0; i < pattern.size(); ++i) {
-        char c = pattern[i];
-        if (c == '\\') {
-            ++i;
-        } else if (c == '[') {
-            in_class = true;
-        } else if (c == ']') {
-            in_class = false;
-        } else if (c == '|' && !in_class) {
-            return {};
-        }
-    }
-    std::string out;
-    std::size_t i = 0;
-    if (pattern.starts_with("\\b")) i = 2;  // zero-width: the match starts where the text does
-    while (i < pattern.size()) {
-        char c = pattern[i];
-        std::size_t next = i + 1;
-        char lit;
-        if (c == '\\') {
-            if (next >= pattern.size()) break;
-            char d = pattern[next];
-            // \d \w \s \b \1 ... are classes, assertions or references; \( \. \+ are the character.
-            if ((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9')) break;
-            lit = d;
-            next = i + 2;
-        } else if (std::string_view("^$.|?*+()[]{}").find(c) != std::string_view::npos) {
-            break;
-        } else {
-            lit = c;
-        }
-        // A quantifier after it makes this character optional or repeated: stop before it.
-        if (next < pattern.size() && std::string_view("?*+{").find(pattern[next]) != std::string_view::npos) break;
-        out += lit;
-        i = next;
-    }
-    return out;
-}
-
-Regex::Regex(const char* pattern)
-    : rx(pattern, std::regex::ECMAScript | std::regex::optimize), literal(literal_prefix(pattern)) {}
-
-bool search_bounded(std::string_view line, const Regex& rx, std::cmatch& m, std::size_t near) {
-    if (line.size() > kRegexWindow) {
-        if (near == std::string_view::npos) near = 0;
-        std::size_t from = near > kRegexWindow / 4 ? near - kRegexWindow / 4 : 0;
-        line = line.substr(from, kRegexWindow);
-    }
-    const char* end = line.data() + line.size();
-    if (rx.literal.empty()) return std::regex_search(line.data(), end, m, rx.rx);
-    // regex_search tries each start in turn, the first one as the text's beginning and the
-    // others with the character before them in view: the same, only at the starts that can match.
-    for (auto p = line.find(rx.literal); p != std::string_view::npos; p = line.find(rx.literal, p + 1)) {
-        auto flags = std::regex_constants::match_continuous;
-        if (p > 0) flags |= std::regex_constants::match_prev_avail;
-        if (std::regex_search(line.data() + p, end, m, rx.rx, flags)) return true;
-    }
-    return false;
-}
-
 std::optional<double> to_float(std::string_view s) {
     // What [\d.]+ captured: Python's float() takes one dot at most and a digit somewhere.
     std::size_t dots = 0, digits = 0;

@@ -41,39 +41,72 @@ NeedleSet::NeedleSet(std::vector<std::string_view> needles)
     }
 }
 
+void NeedleSet::compare_at(std::string_view line, std::size_t start, std::vector<std::size_t>& at,
+                           std::vector<std::uint16_t>& found) const {
+    const std::uint32_t b = bucket(line.data() + start);
+    if (!((bits_[b / 64] >> (b % 64)) & 1)) return;
+    for (std::uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
+        const std::uint16_t id = ids_[k];
+        const std::string_view nd = needles_[id];
+        if (at[id] != std::string_view::npos || nd.size() > line.size() - start) continue;
+        if (std::memcmp(line.data() + start, nd.data(), nd.size()) == 0) NeedleHits::keep(at, found, id, start);
+    }
+}
+
+void NeedleSet::walk(std::string_view line, std::size_t from, std::size_t to, std::vector<std::size_t>& at,
+                     std::vector<std::uint16_t>& found) const {
+    for (std::size_t i = from; i < to;) {
+        if (const std::uint8_t s = shift_[pair_at(line.data() + i - 1)]) {
+            i += s;
+            continue;
+        }
+        compare_at(line, i - (m_ - 1), at, found);
+        ++i;
+    }
+}
+
 void NeedleSet::scan(std::string_view line, NeedleHits& hits) const {
-    if (hits.at_.size() != needles_.size()) hits.at_.assign(needles_.size(), std::string_view::npos);
+    if (hits.at_.size() != needles_.size()) {
+        hits.at_.assign(needles_.size(), std::string_view::npos);
+        hits.later_at_.assign(needles_.size(), std::string_view::npos);
+    }
     for (auto id : hits.found_) hits.at_[id] = std::string_view::npos;
     hits.found_.clear();
-    const char* p = line.data();
     const std::size_t n = line.size();
-    if (m_ && n >= m_) {
-        // i: the last byte of the window that starts at i - (m - 1).
-        for (std::size_t i = m_ - 1; i < n;) {
-            if (const std::uint8_t s = shift_[pair_at(p + i - 1)]) {
-                i += s;
-                continue;
+    // i: the last byte of the window that starts at i - (m - 1).
+    if (m_ && n >= 64) {
+        // Windows starting before mid, and from mid on, in step; a needle's first place is
+        // the first half's if it has one.
+        const std::size_t mid = n / 2, first_end = mid + m_ - 1;
+        std::size_t a = m_ - 1, b = first_end;
+        const char* p = line.data();
+        while (a < first_end && b < n) {
+            if (const std::uint8_t s = shift_[pair_at(p + a - 1)]) {
+                a += s;
+            } else {
+                compare_at(line, a - (m_ - 1), hits.at_, hits.found_);
+                ++a;
             }
-            const std::size_t at = i - (m_ - 1);
-            const std::uint32_t b = bucket(p + at);
-            if ((bits_[b / 64] >> (b % 64)) & 1) {
-                for (std::uint32_t k = starts_[b]; k < starts_[b + 1]; ++k) {
-                    const std::uint16_t id = ids_[k];
-                    const std::string_view nd = needles_[id];
-                    if (hits.at_[id] != std::string_view::npos || nd.size() > n - at) continue;
-                    if (std::memcmp(p + at, nd.data(), nd.size()) != 0) continue;
-                    hits.at_[id] = at;
-                    hits.found_.push_back(id);
-                }
+            if (const std::uint8_t s = shift_[pair_at(p + b - 1)]) {
+                b += s;
+            } else {
+                compare_at(line, b - (m_ - 1), hits.later_at_, hits.later_found_);
+                ++b;
             }
-            ++i;
         }
+        walk(line, a, first_end, hits.at_, hits.found_);
+        walk(line, b, n, hits.later_at_, hits.later_found_);
+        for (auto id : hits.later_found_) {
+            NeedleHits::keep(hits.at_, hits.found_, id, hits.later_at_[id]);
+            hits.later_at_[id] = std::string_view::npos;
+        }
+        hits.later_found_.clear();
+    } else if (m_ && n >= m_) {
+        walk(line, m_ - 1, n, hits.at_, hits.found_);
     }
     for (auto id : short_) {
         auto at = line.find(needles_[id]);
-        if (at == std::string_view::npos) continue;
-        hits.at_[id] = at;
-        hits.found_.push_back(id);
+        if (at != std::string_view::npos) NeedleHits::keep(hits.at_, hits.found_, id, at);
     }
 }
 
@@ -122,7 +155,7 @@ void LineScan::read(std::string_view raw) {
     } else {
         line_ = raw;
     }
-    line_needles().scan(line_, hits_);
+    needles_->scan(line_, hits_);
     // The process and pid as match_log_prefix reads them; the rest when message() is asked.
     rest_read_ = false;
     if (line_.empty() || line_[0] != '(') {

@@ -13,7 +13,7 @@ Out server_args(std::string_view line, std::size_t) { return dict_after(line, "s
 
 Out kv_pool(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(KV Cache is allocated\. dtype: \S+, #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto tok = to_int(group(m, 1));
     auto k = to_float(group(m, 2));
@@ -24,7 +24,7 @@ Out kv_pool(std::string_view line, std::size_t at) {
 
 Out model_load(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Load weight end\. elapsed=([\d.]+) s,.* mem usage=([\d.]+) GB)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto s = to_float_commas(group(m, 1));
     auto g = to_float_commas(group(m, 2));
@@ -35,7 +35,7 @@ Out model_load(std::string_view line, std::size_t at) {
 // One line per capture phase (decode, prefill); the parser adds them up.
 Out cudagraph(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(CUDA graph end\. elapsed=[\d.]+ s, mem usage=([\d.]+) GB)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto g = to_float_commas(group(m, 1));
     return g ? Out(*g) : std::nullopt;
@@ -43,7 +43,7 @@ Out cudagraph(std::string_view line, std::size_t at) {
 
 Out running_cap_reason(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(max_running_requests is capped to (\d+) by the ([^(]+?) \()");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto n = to_int(group(m, 1));
     if (!n) return std::nullopt;
@@ -52,7 +52,7 @@ Out running_cap_reason(std::string_view line, std::size_t at) {
 
 Out limits(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(max_total_num_tokens=(\d+),.* max_running_requests=(\d+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto tok = to_int(group(m, 1));
     auto n = to_int(group(m, 2));
@@ -62,7 +62,7 @@ Out limits(std::string_view line, std::size_t at) {
 
 Out default_backend(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Attention backend not specified\. Use (\w+) backend by default)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return std::string(group(m, 1));
 }
@@ -71,7 +71,7 @@ Out default_backend(std::string_view line, std::size_t at) {
 
 Out kv_dtype(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(KV Cache is allocated\. dtype: ([^,\s]+),)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return std::string(group(m, 1));
 }
@@ -79,7 +79,7 @@ Out kv_dtype(std::string_view line, std::size_t at) {
 // "max_total_num_tokens=32096, chunked_prefill_size=4096, ..., context_len=16384, ..."
 Out realized_limits(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(chunked_prefill_size=(-?\d+),.* context_len=(\d+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto chunk = to_int(group(m, 1));
     auto len = to_int(group(m, 2));

@@ -41,7 +41,8 @@ inline std::size_t next_break_byte(const char* s, std::size_t i, std::size_t n) 
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
         const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, below), v),
                                          _mm_or_si128(_mm_cmpeq_epi8(v, c2), _mm_cmpeq_epi8(v, e2)));
-        if (const int mask = _mm_movemask_epi8(hit)) return i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(mask)));
+        if (const int mask = _mm_movemask_epi8(hit))
+            return i + static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(mask)));
     }
 #endif
     if constexpr (std::endian::native == std::endian::little) {
@@ -128,28 +129,72 @@ std::string_view first_chars(std::string_view s, std::size_t max_chars);
 // The text as valid UTF-8: each invalid byte becomes U+FFFD, as errors="replace" reads it.
 std::string valid_utf8(std::string_view s);
 
-// A pattern and the fixed text every match of it starts with ("" where it starts with
-// something else: a class, a group, an alternative, ^). libstdc++'s regex_search runs the
-// whole matcher from every position of the line; with that text known, it runs only where
-// the text occurs, and finds the same leftmost match.
+// What a pattern matched: the whole match and its groups, as std::cmatch has them.
+class Match {
+public:
+    static constexpr std::size_t kMost = 8;  // groups, the whole match with them
+    // Group i ("" when it took no part), 0 the whole match.
+    std::string_view group(std::size_t i) const { return i < size_ ? groups_[i] : std::string_view(); }
+    bool matched(std::size_t i) const { return i < size_ && matched_[i]; }
+    std::size_t size() const { return size_; }  // the groups and the whole match
+    // Where the match starts, counted from the start of the text searched (the window).
+    std::size_t position() const { return position_; }
+
+    void reset(std::size_t size, std::size_t position) {
+        size_ = size;
+        position_ = position;
+        matched_.fill(false);
+        groups_.fill({});
+    }
+    void set(std::size_t i, std::string_view text) {
+        groups_[i] = text;
+        matched_[i] = true;
+    }
+
+private:
+    std::array<std::string_view, kMost> groups_{};
+    std::array<bool, kMost> matched_{};
+    std::size_t size_ = 0, position_ = 0;
+};
+inline std::string_view group(const Match& m, std::size_t i) { return m.group(i); }
+
+// A pattern, and two ways to run it faster than libstdc++'s regex_search, which runs its
+// whole backtracking matcher from every position of a line, at some hundred instructions a
+// character. `literal`: the fixed text every match starts with ("" where it starts with a
+// class, a group, an alternative, ^); the matcher runs only where that text occurs, and
+// finds the same leftmost match. `steps`: the pattern as fixed text and runs of one class
+// ("(\\d+) GiB"), when each run is followed by text that starts outside its class, or by
+// the end: then the run's longest reading is the only one that can match, as the
+// backtracking matcher also finds it, and the steps are walked without it.
 struct Regex {
     explicit Regex(const char* pattern);
+    // One step of a pattern read as steps.
+    struct Step {
+        std::string text;             // fixed text, or empty for a run
+        std::array<bool, 256> in{};   // a run: the bytes of its class
+        std::size_t min = 0;          // a run: 0 for *, 1 for +
+        int group = 0;                // a run: its capture group, 0 for none
+        bool end = false;             // $: the end of the text
+    };
     std::regex rx;
     std::string literal;
+    std::optional<std::vector<Step>> steps;
+    std::size_t groups = 0;  // capture groups
+
+    // The match that starts exactly at `at` of `text`, walking the steps.
+    bool steps_at(std::string_view text, std::size_t at, Match& m) const;
 };
 // The fixed text at the start of an ECMAScript pattern (a leading \b, zero-width, is skipped).
 std::string literal_prefix(std::string_view pattern);
+// The pattern as steps, when it is one of those Regex::steps can walk (`groups`: the
+// capture groups it counts); nullopt otherwise.
+std::optional<std::vector<Regex::Step>> pattern_steps(std::string_view pattern, std::size_t& groups);
 
 // std::regex on a bounded piece of a line: libstdc++'s matcher recurses per character, so
 // a 10 MB line fed whole could overflow the stack. Real lines that carry a fact are short.
 inline constexpr std::size_t kRegexWindow = 4096;
-// `near`: where the anchor was found, so the window keeps it. The groups point into `line`;
-// m.position() counts from where the matcher started, the window's start only for a
-// pattern without a fixed start (as those with ^ are).
-bool search_bounded(std::string_view line, const Regex& rx, std::cmatch& m, std::size_t near = 0);
-inline std::string_view group(const std::cmatch& m, int i) {
-    return m[i].matched ? std::string_view(m[i].first, static_cast<std::size_t>(m[i].length())) : std::string_view();
-}
+// `near`: where the anchor was found, so the window keeps it. The groups point into `line`.
+bool search_bounded(std::string_view line, const Regex& rx, Match& m, std::size_t near = 0);
 
 // Python float() / int() of a captured number: strict, nullopt where Python raises.
 std::optional<double> to_float(std::string_view s);
@@ -201,13 +246,20 @@ class NeedleHits {
 public:
     std::size_t at(std::size_t id) const { return at_[id]; }
     bool has(std::size_t id) const { return at_[id] != std::string_view::npos; }
-    // The needles found, in the order found.
+    // The needles found (in no particular order).
     const std::vector<std::uint16_t>& found() const { return found_; }
 
 private:
     friend class NeedleSet;
-    std::vector<std::size_t> at_;
-    std::vector<std::uint16_t> found_;
+    // A hit at `at` of needle `id`, kept if it is the needle's first in `at`.
+    static void keep(std::vector<std::size_t>& at, std::vector<std::uint16_t>& found, std::uint16_t id,
+                     std::size_t pos) {
+        if (at[id] != std::string_view::npos) return;
+        at[id] = pos;
+        found.push_back(id);
+    }
+    std::vector<std::size_t> at_, later_at_;  // later_: the second half of a line, merged after
+    std::vector<std::uint16_t> found_, later_found_;
 };
 
 // Finds where each of a fixed set of strings first occurs in a line, in one pass over the
@@ -216,6 +268,7 @@ private:
 // before its end could hold the end of a needle's first m bytes; only where it cannot
 // move are the needles with the window's first four bytes (hashed) compared. Most lines of
 // a big log (request lines) hold no needle and cost about one table look-up per m-1 bytes.
+// Each look-up waits on the one before; a long line is walked as two halves at once.
 class NeedleSet {
 public:
     explicit NeedleSet(std::vector<std::string_view> needles);
@@ -228,8 +281,11 @@ private:
         std::memcpy(&w, p, 4);
         return (w * 2654435761U) >> 16;
     }
+    // Two bytes as one table index (in the machine's byte order: the table is built the same way).
     static std::uint16_t pair_at(const char* p) {
-        return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[1]) << 8);
+        std::uint16_t w;
+        std::memcpy(&w, p, 2);
+        return w;
     }
     std::vector<std::string_view> needles_;
     std::size_t m_ = 0;                  // the shortest needle of four bytes or more
@@ -238,6 +294,12 @@ private:
     std::vector<std::uint32_t> starts_;  // bucket -> its needles in ids_
     std::vector<std::uint16_t> ids_;
     std::vector<std::uint16_t> short_;   // needles under four bytes, found with find()
+
+    // Walks the windows whose last byte is in [from, to), keeping hits in at/found.
+    void walk(std::string_view line, std::size_t from, std::size_t to, std::vector<std::size_t>& at,
+              std::vector<std::uint16_t>& found) const;
+    void compare_at(std::string_view line, std::size_t start, std::vector<std::size_t>& at,
+                    std::vector<std::uint16_t>& found) const;
 };
 
 // The strings each walk tests a line for; line_needles() is both lists in this order, so
@@ -276,6 +338,7 @@ private:
     std::string owned_;
     mutable std::optional<LogPrefix> prefix_;
     mutable bool rest_read_ = false;
+    const NeedleSet* needles_ = &line_needles();
     NeedleHits hits_;
     // "(APIServer pid=23610)" of the last prefixed line and its pid: most lines repeat it,
     // and the same bytes read the same.

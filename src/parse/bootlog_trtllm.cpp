@@ -14,7 +14,7 @@ using Out = std::optional<Json>;
 
 Out version(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(TensorRT LLM version: (\S+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return std::string(group(m, 1));
 }
@@ -22,7 +22,7 @@ Out version(std::string_view line, std::size_t at) {
 // Printed twice: once by a dry run that sizes the pool, then for the pool itself.
 Out kv_pool(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Allocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto g = to_float_commas(group(m, 1));
     auto tok = to_int(group(m, 2));
@@ -32,7 +32,7 @@ Out kv_pool(std::string_view line, std::size_t at) {
 
 Out page_size(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(tokens per block=(\d+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto n = to_int(group(m, 1));
     return n ? Out(*n) : std::nullopt;
@@ -40,7 +40,7 @@ Out page_size(std::string_view line, std::size_t at) {
 
 Out limits(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(max_num_requests=(\d+), max_num_tokens=\d+, max_batch_size=(\d+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto n = to_int(group(m, 1));
     auto b = to_int(group(m, 2));
@@ -50,7 +50,7 @@ Out limits(std::string_view line, std::size_t at) {
 
 Out load_gib(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(after loading weights \(inside torch\) in memory usage profiling: ([\d.]+) GiB)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto g = to_float_commas(group(m, 1));
     return g ? Out(*g) : std::nullopt;
@@ -67,14 +67,14 @@ Out llm_args(std::string_view line, std::size_t at) {
 // KV cache quantization set to "auto". Using checkpoint KV quantization.
 Out kv_quantization(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"rx(KV cache quantization set to "([^"]+)"\.( Using checkpoint KV quantization)?)rx");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Json::array({std::string(group(m, 1)), m[2].matched});
+    return Json::array({std::string(group(m, 1)), m.matched(2)});
 }
 
 Out max_seq_len(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(max sequence length=(\d+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto n = to_int(group(m, 1));
     return n ? Out(*n) : std::nullopt;
@@ -82,7 +82,7 @@ Out max_seq_len(std::string_view line, std::size_t at) {
 
 Out memory_fraction(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(fraction is set ([\d.]+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto v = to_float(group(m, 1));
     return v ? Out(*v) : std::nullopt;

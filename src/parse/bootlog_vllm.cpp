@@ -14,7 +14,7 @@ using Out = std::optional<Json>;
 
 Out version(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Initializing a V1 LLM engine \(v([^)\s]+)\))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return std::string(group(m, 1));
 }
@@ -30,7 +30,7 @@ std::string strip_quotes(std::string_view s) {
 
 Out backend_with_candidates(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Using (\w+) attention backend out of potential backends: \[([^\]]*)\])");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     Json candidates = Json::array();
     std::string_view c = group(m, 2);
@@ -46,20 +46,20 @@ Out backend_with_candidates(std::string_view line, std::size_t at) {
 
 bool enum_backend_anchor(std::string_view line) {
     INFERLINT_RX(rx, R"(Using AttentionBackendEnum\.\w+ backend\.)");
-    std::cmatch m;
+    Match m;
     return search_bounded(line, rx, m, line.find("Using AttentionBackendEnum."));
 }
 
 Out backend_requested(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Using AttentionBackendEnum\.(\w+) backend\.\s*$)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return Json::array({std::string(group(m, 1)), Json::array()});
 }
 
 Out block_size(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Setting attention block size to (\d+) tokens)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto v = to_int(group(m, 1));
     return v ? Out(*v) : std::nullopt;
@@ -67,7 +67,7 @@ Out block_size(std::string_view line, std::size_t at) {
 
 Out mamba_padding(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Padding mamba page size by ([\d.]+)%)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto v = to_float(group(m, 1));
     return v ? Out(*v) : std::nullopt;
@@ -75,7 +75,7 @@ Out mamba_padding(std::string_view line, std::size_t at) {
 
 Out kv_pool(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(GPU KV cache size: ([\d,]+) tokens, Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto tok = to_int_commas(group(m, 1));
     auto len = to_int_commas(group(m, 2));
@@ -88,7 +88,7 @@ Out kv_pool(std::string_view line, std::size_t at) {
 template <const char* Pattern>
 Out one_gib(std::string_view line, std::size_t at) {
     static const Regex rx(Pattern);
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto v = to_float_commas(group(m, 1));
     return v ? Out(*v) : std::nullopt;
@@ -101,7 +101,7 @@ constexpr char kCompile[] = R"(torch\.compile took ([\d.]+) s in total)";
 
 Out model_load(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Model loading took ([\d.]+) GiB memory and ([\d.]+) seconds)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto g = to_float_commas(group(m, 1));
     auto s = to_float_commas(group(m, 2));
@@ -112,7 +112,7 @@ Out model_load(std::string_view line, std::size_t at) {
 // How vLLM split its budget: what it counts as used, and the activation peak it measured.
 Out memory_split(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto c = to_float_commas(group(m, 1));
     auto p = to_float_commas(group(m, 2));
@@ -122,7 +122,7 @@ Out memory_split(std::string_view line, std::size_t at) {
 
 Out cudagraph_downgrade(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"((\w+) is not supported with spec-decode .*setting cudagraph_mode=(\w+))");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return Json::array({std::string(group(m, 1)), std::string(group(m, 2))});
 }
@@ -131,14 +131,14 @@ Out cudagraph_downgrade(std::string_view line, std::size_t at) {
 
 Out kv_dtype_line(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Using (\w+) data type to store kv cache)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     return std::string(group(m, 1));
 }
 
 Out gpu_utilization(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Desired GPU memory utilization is \(([\d.]+),)");
-    std::cmatch m;
+    Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto v = to_float(group(m, 1));
     return v ? Out(*v) : std::nullopt;

@@ -67,9 +67,9 @@ std::optional<std::string> match_rule(std::size_t index, const Rule& r, std::str
         if (!s.empty() && (at = line.find(s)) != std::string_view::npos) break;
     if (at == std::string_view::npos) return std::nullopt;
     if (!r.rx) return index == 0 ? std::string(r.any_of[0]) : std::string();
-    std::cmatch m;
+    detail::Match m;
     if (!detail::search_bounded(line, *r.rx, m, r.anchored ? 0 : at)) return std::nullopt;
-    if (r.anchored && m.position(0) != 0) return std::nullopt;
+    if (r.anchored && m.position() != 0) return std::nullopt;
     return m.size() > 1 ? std::string(detail::group(m, 1)) : std::string();
 }
 
@@ -128,8 +128,8 @@ std::string raised_in(const detail::FailureWalk& before) {
     for (std::size_t k = 0; k < before.kept() && k < 6; ++k) {
         const std::string ln = before.back(k);
         if (!starts_with(ln, "File \"")) continue;
-        std::cmatch m;
-        if (!detail::search_bounded(ln, frame, m) || m.position(0) != 0) continue;
+        detail::Match m;
+        if (!detail::search_bounded(ln, frame, m) || m.position() != 0) continue;
         std::string file(detail::group(m, 1));
         for (char& c : file)
             if (c == '\\') c = '/';
@@ -190,7 +190,8 @@ enum FailureNeedle : std::size_t {
     decode_needle,
     rule_needles
 };
-constexpr std::string_view kStartIgnored = "[start of ", kEndIgnored = "[end of ", kIgnoreImport = "Ignore import error";
+constexpr std::string_view kStartIgnored = "[start of ", kEndIgnored = "[end of ";
+constexpr std::string_view kIgnoreImport = "Ignore import error";
 }  // namespace
 
 const std::vector<std::string_view>& detail::failure_needles() {
@@ -248,7 +249,8 @@ void detail::FailureWalk::line(const LineScan& s, long long lineno) {
         drop = starts_with(m, kIgnoreImport) &&
                (m.size() == 19 || !(std::isalnum(static_cast<unsigned char>(m[19])) || m[19] == '_'));
     }
-    if (may_have(end_ignored_needle) && starts_with(ln(), kEndIgnored) && ln().find("traceback]") != std::string_view::npos)
+    if (may_have(end_ignored_needle) && starts_with(ln(), kEndIgnored) &&
+        ln().find("traceback]") != std::string_view::npos)
         inside_ignored_ = false;
     blank = drop;
 

@@ -19,7 +19,10 @@ bool stamp_word_char(char c) {
 std::optional<long long> stamp_seconds(std::string_view line) {
     constexpr std::string_view shape = "dd-dd dd:dd:dd";
     if (line.size() < shape.size()) return std::nullopt;
-    for (std::size_t i = 0; i + shape.size() <= line.size(); ++i) {
+    // A stamp's first '-' is two bytes in: the shape is tried only there, in the same order.
+    for (auto dash = line.find('-', 2); dash != std::string_view::npos; dash = line.find('-', dash + 1)) {
+        const std::size_t i = dash - 2;
+        if (i + shape.size() > line.size()) break;
         if (i > 0 && stamp_word_char(line[i - 1])) continue;
         bool ok = true;
         for (std::size_t k = 0; k < shape.size() && ok; ++k)

@@ -3,6 +3,8 @@
 
 #include "support.hpp"
 
+#include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,30 @@ TEST_CASE("engines: a boot log is told by lines only its engine prints", "[engin
     CHECK(from_log("/site-packages/flashinfer/data/include/tensorrt_llm/kernels/x.h\n") == nullptr);
     CHECK(from_log("nothing an engine prints\n") == nullptr);
     CHECK(from_log("") == nullptr);
+}
+
+TEST_CASE("engines: a log's engine is told as the three patterns tell it, word edges and all", "[engines]") {
+    // The patterns from_log reads literally, in the order they are tried.
+    const std::regex trt(R"(\[TensorRT-LLM\]|\btrtllm-serve\b|\btensorrt_llm/(?:llmapi|serve|_torch|commands)/)");
+    const std::regex sgl(R"(\bserver_args=\{|\bsglang[./]|sglang::)");
+    const std::regex vll(R"(Initializing a V1 LLM engine|\bvllm[./]|VLLM::|\(EngineCore pid=)");
+    auto by_patterns = [&](const std::string& t) -> std::string {
+        if (std::regex_search(t, trt)) return "trtllm";
+        if (std::regex_search(t, sgl)) return "sglang";
+        if (std::regex_search(t, vll)) return "vllm";
+        return "none";
+    };
+    const std::vector<std::string> pieces{
+        "vllm", ".", "/", "x", "_", "-", " ", "\xc3\xa9", "\n", "VLLM::", "sglang", "sglang::", "server_args={",
+        "trtllm-serve", "tensorrt_llm/", "llmapi/", "serve/", "_torch/", "commands/", "kernels/", "[TensorRT-LLM]",
+        "(EngineCore pid=", "Initializing a V1 LLM engine", "2"};
+    std::mt19937 rng(3);
+    for (int round = 0; round < 20000; ++round) {
+        std::string t;
+        for (int n = 1 + static_cast<int>(rng() % 5); n > 0; --n) t += pieces[rng() % pieces.size()];
+        INFO(t);
+        REQUIRE(key_of(from_log(t)) == by_patterns(t));
+    }
 }
 
 TEST_CASE("engines: only the head of a log is read to tell its engine", "[engines]") {

@@ -12,6 +12,7 @@
 #include <random>
 
 using namespace inferlint;
+using testsupport::run_cli;
 
 namespace {
 
