@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from sim_xray import copies_of_run, xray_on_sim
+from sim_xray import copies_of_run, xray_fleet_on_sim, xray_on_sim
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REF = pathlib.Path(os.environ.get("INFERLINT_REFERENCE_DIR") or ROOT.parent / "shared" / "reference")
@@ -129,6 +129,21 @@ def main() -> int:
                     bad = json.loads(json.dumps(doc))
                     bad["arms"]["a"]["failed_runs"] = -1
                     check(not compare.is_valid(bad), "compare schema refuses a negative failed_runs")
+            # A fleet's run: its results.json (the replicas' and the fleet's verdicts), and
+            # each replica's folder read below as any run folder.
+            fleet_dir, fr = xray_fleet_on_sim(binary, sim, tmp, ["--json"])
+            check((fleet_dir / "results.json").is_file(), f"xray on two replicas wrote results.json: {fr.stderr[-500:]!r}")
+            if (fleet_dir / "results.json").is_file():
+                doc = json.loads((fleet_dir / "results.json").read_text())
+                valid(xray, doc, "xray results.json of a fleet")
+                check(json.loads(fr.stdout) == doc, "xray --json == results.json (a fleet)")
+                check(len(doc.get("replicas", [])) == 2 and len(doc["plan"].get("replicas", [])) == 2,
+                      "a fleet's results.json has both replicas")
+                check(doc["completed"], f"the fleet's run completed: {doc.get('problem')}")
+                bad = json.loads(json.dumps(doc))
+                bad["replicas"][0]["folder"] = 7
+                check(not xray.is_valid(bad), "xray schema refuses a replica folder that is not text")
+                roots.append(fleet_dir)
         else:
             print(f"simulator: left out ({sim} is not built)")
         for root in roots:

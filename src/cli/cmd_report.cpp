@@ -3,6 +3,8 @@
 // tripwire the run's files allow, printed, and one offline HTML page. Files named on the
 // command line win over the ones found in the folder.
 #include "fleet_input.hpp"
+
+#include "inferlint/run/fleet_page.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -147,23 +149,8 @@ int run_fleet_report(const Opts& o, const Common& common) {
     page.title = o.title.empty() ? fmt::format("Fleet of {} replicas", in->window.replicas.size()) : o.title;
     page.generated = util::local_time_text();
     page.sources.push_back(in->window.url);
-    report::FleetPage fp;
-    fp.source = fleet_source_words(in->window);
-    fp.replica_label = in->window.replica_key;
-    fp.start = in->window.window.start;
-    fp.step_s = in->window.step_s;
-    for (std::size_t i = 0; i < in->window.replicas.size(); ++i) {
-        const auto& r = in->window.replicas[i];
-        report::FleetReplica row;
-        row.name = r.name;
-        row.results = common.selected(v.replicas[i].second.results);
-        row.series = r.series;
-        row.gaps = r.gaps;
-        row.resets = r.resets;
-        if (!r.before) row.missing = "none at the start: " + r.before_missing;
-        if (!r.after) row.missing += (row.missing.empty() ? "" : "; ") + std::string("none at the end: ") + r.after_missing;
-        fp.replicas.push_back(std::move(row));
-    }
+    report::FleetPage fp = run::fleet_page(in->window, v, fleet_source_words(in->window),
+                                           [&](std::vector<CheckResult> r) { return common.selected(std::move(r)); });
     checks::RunEvidence ev = in->fleet;
     report::Report rep = report::build_report(std::move(ev), std::move(fleet), in->fleet_series, std::nullopt,
                                               std::move(page));

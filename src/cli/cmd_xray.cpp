@@ -1,12 +1,14 @@
 #include "output.hpp"
 #include "registry.hpp"
 
+#include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
 
 #include "inferlint/run/xray.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 #include <iostream>
 
@@ -15,9 +17,9 @@ namespace {
 
 struct Opts {
     std::string out;
-    std::string serve;
-    std::string url;
-    std::string boot_log;
+    std::vector<std::string> serve;
+    std::vector<std::string> url;
+    std::vector<std::string> boot_log;
     std::optional<checks::Requested> requested;
     std::string bench_result;
     double interval_s = 0.25;
@@ -59,14 +61,43 @@ Shown xray_shown(const xray::Plan& plan, const xray::Outcome& outcome, const Com
     return shown;
 }
 
+// One server (--serve, --url and --boot-log each at most once), or a fleet: --serve once per
+// replica (with --url once per replica, or none), or --url once per replica (with
+// --boot-log once per replica, or none).
+void set_servers(xray::Plan& plan, const Opts& o) {
+    const std::size_t n = std::max(o.serve.size(), o.url.size());
+    if (n <= 1) {
+        if (o.boot_log.size() > 1) throw InputError("xray: --boot-log is given more than once for one server");
+        if (!o.url.empty()) plan.url = o.url.front();
+        if (!o.serve.empty()) plan.serve = o.serve.front();
+        if (!o.boot_log.empty()) plan.boot_log = o.boot_log.front();
+        return;
+    }
+    if (!o.serve.empty() && o.serve.size() != n)
+        throw InputError(fmt::format("xray: {} --serve and {} --url: give --serve once per replica, and --url once "
+                                     "per --serve or not at all",
+                                     o.serve.size(), o.url.size()));
+    if (!o.serve.empty() && !o.boot_log.empty())
+        throw InputError("xray: --boot-log is for servers already running; each --serve writes its own");
+    if (!o.boot_log.empty() && o.boot_log.size() != n)
+        throw InputError(fmt::format("xray: {} --url and {} --boot-log: give --boot-log once per --url (in the same "
+                                     "order), or not at all",
+                                     n, o.boot_log.size()));
+    for (std::size_t i = 0; i < n; ++i) {
+        xray::ReplicaPlan r;
+        if (i < o.url.size()) r.url = o.url[i];
+        if (i < o.serve.size()) r.serve = o.serve[i];
+        if (i < o.boot_log.size()) r.boot_log = o.boot_log[i];
+        plan.replicas.push_back(std::move(r));
+    }
+}
+
 int xray_command(const Opts& o, const Common& common) {
     xray::Plan plan;
     plan.out = o.out.empty() ? default_out() : o.out;
     plan.load = o.load;
     if (!plan.load.empty() && plan.load.front() == "--") plan.load.erase(plan.load.begin());
-    plan.url = o.url;
-    if (!o.serve.empty()) plan.serve = o.serve;
-    if (!o.boot_log.empty()) plan.boot_log = o.boot_log;
+    set_servers(plan, o);
     if (o.requested) plan.requested = o.requested->value();
     if (!o.bench_result.empty()) plan.bench_result = o.bench_result;
     plan.interval_s = o.interval_s;
@@ -109,11 +140,16 @@ const Registrar reg{Command{
         app.add_option("-o,--out", o->out, "folder for every file of the run (default: xray-<time>)");
         app.add_option("--serve", o->serve,
                        "start the server with this command, e.g. \"vllm serve M\", \"sglang serve --model-path M "
-                       "--enable-metrics\", \"trtllm-serve serve M --config llm_api.yaml\"");
+                       "--enable-metrics\", \"trtllm-serve serve M --config llm_api.yaml\"; once per replica for a "
+                       "fleet, each with its own --port")
+            ->allow_extra_args(false);
         app.add_option("--url", o->url,
                        "the server's address (default: the --host and --port in --serve, else port 8000, or 30000 "
-                       "for SGLang)");
-        app.add_option("--boot-log", o->boot_log, "the running server's boot log (when not using --serve)");
+                       "for SGLang); once per replica for a fleet")
+            ->allow_extra_args(false);
+        app.add_option("--boot-log", o->boot_log,
+                       "the running server's boot log (when not using --serve); once per --url for a fleet")
+            ->allow_extra_args(false);
         add_requested_option(app, o->requested, "concurrency asked for (default: from the load)");
         app.add_option("--bench-result", o->bench_result, "the load tool's result file (default: found)");
         app.add_option("--interval", o->interval_s, "seconds between readings")

@@ -172,14 +172,7 @@ void fleet_gauges(const PromSource& src, const std::string& inner, FleetWindow& 
             }
         }
         r.series = series_from_text(text, url);
-        // The gaps: stretches longer than 1.5 steps without a sample, the window's ends included.
-        const double slack = 1.5 * f.step_s;
-        double last = f.window.start - f.step_s;
-        for (const auto& x : r.series.samples) {
-            if (x.t_wall - last > slack) r.gaps.emplace_back(std::max(last, f.window.start), x.t_wall);
-            last = x.t_wall;
-        }
-        if (f.window.end - last > slack) r.gaps.emplace_back(std::max(last, f.window.start), f.window.end);
+        r.gaps = series_gaps(r.series, f.window, f.step_s);
     }
 }
 
@@ -284,25 +277,53 @@ FleetWindow read_fleet_window(const PromSource& src, const PromWindow& window, s
     return f;
 }
 
+std::vector<std::pair<double, double>> series_gaps(const Series& series, const PromWindow& window, double step_s) {
+    std::vector<std::pair<double, double>> gaps;
+    const double slack = 1.5 * step_s;
+    double last = window.start - step_s;
+    for (const auto& x : series.samples) {
+        if (x.t_wall - last > slack) gaps.emplace_back(std::max(last, window.start), x.t_wall);
+        last = x.t_wall;
+    }
+    if (window.end - last > slack) gaps.emplace_back(std::max(last, window.start), window.end);
+    return gaps;
+}
+
 Series fleet_sum(const FleetWindow& fleet) {
     struct Sum {
+        long long ms = 0;  // the bucket's first sample, to the millisecond
         double running = 0, waiting = 0;
         bool any_running = false, any_waiting = false;
     };
+    // One bucket per step of the window, from its start: Prometheus's samples sit on the
+    // steps exactly; a live recording's (xray on several servers, whose window starts at
+    // the schedule's tick 0) a scrape's latency after each tick. A replica counts once a
+    // step.
+    auto bucket = [&](double t) {
+        return fleet.step_s > 0 ? static_cast<long long>(std::floor((t - fleet.window.start) / fleet.step_s + 1e-6))
+                                : std::llround(t * 1000.0);
+    };
     std::map<long long, Sum> at;
-    for (const auto& r : fleet.replicas)
+    for (const auto& r : fleet.replicas) {
+        std::set<long long> counted;
         for (const auto& x : r.series.samples) {
-            Sum& s = at[std::llround(x.t_wall * 1000.0)];
+            const long long k = bucket(x.t_wall);
+            if (!counted.insert(k).second) continue;
+            const long long ms = std::llround(x.t_wall * 1000.0);
+            auto [it, fresh] = at.try_emplace(k, Sum{ms});
+            Sum& s = it->second;
+            if (!fresh) s.ms = std::min(s.ms, ms);
             if (x.running) s.running += *x.running, s.any_running = true;
             if (x.waiting) s.waiting += *x.waiting, s.any_waiting = true;
         }
+    }
     Series out;
     out.header = series_header(fleet.engine, fleet.url + "#fleet", fleet.step_s);
     if (fleet.engine) out.engine_key = fleet.engine->key;
     out.source = fleet.url + "#fleet";
-    for (const auto& [ms, s] : at) {
+    for (const auto& [k, s] : at) {
         SeriesSample x;
-        x.t_wall = static_cast<double>(ms) / 1000.0;
+        x.t_wall = static_cast<double>(s.ms) / 1000.0;
         if (s.any_running) x.running = s.running;
         if (s.any_waiting) x.waiting = s.waiting;
         out.samples.push_back(x);

@@ -144,21 +144,8 @@ bool Xray::run_probe() {
     stage(Stage::probe);
     say("== probe: one request, then 8 at once");
     probe_job_ = std::make_shared<ProbeJob>();
-    probe_thread_ = std::thread([job = probe_job_, url = plan_.url] {
-        CheckResult r;
-        try {
-            r = run::probe(url);
-        } catch (const std::exception& e) {
-            r = {TripwireId::T7, Status::unknown, e.what(), Json::object()};
-        }
-        std::lock_guard g(job->mu);
-        job->result = std::move(r);
-    });
-    for (;;) {
-        {
-            std::lock_guard g(probe_job_->mu);
-            if (probe_job_->result) break;
-        }
+    probe_thread_ = probe_on_thread(probe_job_, plan_.url);
+    while (!probe_job_->done()) {
         if (cut()) return false;  // the thread is joined once the server is stopped
         detail::nap(0.02);
     }
@@ -167,10 +154,10 @@ bool Xray::run_probe() {
     return true;
 }
 
-void Xray::collect() {
+void RunStages::engine_stage(const std::optional<std::string>& serve) {
     o_.load_argv = plan_.load;
     stage(Stage::engine);
-    const Engine* started = plan_.serve ? from_command(*plan_.serve) : nullptr;
+    const Engine* started = serve ? from_command(*serve) : nullptr;
     set_engine(plan_.engine);
     if (!engine_ && started) {
         set_engine(started);
@@ -178,6 +165,10 @@ void Xray::collect() {
     } else if (engine_) {
         say(fmt::format("== engine: {}", engine_->name));
     }
+}
+
+void Xray::collect() {
+    engine_stage(plan_.serve);
     if (plan_.serve) {
         if (!start_server()) return;
     } else {
@@ -228,20 +219,13 @@ Outcome run(const Plan& plan, const Callbacks& callbacks, const Machine& machine
     Outcome o;
     {
         detail::SignalGuard guard;
-        detail::Xray x(plan, callbacks, machine, o);
-        try {
-            x.collect();
-        } catch (const util::WriteError& e) {  // a file of the run could not be written (a full disk)
-            o.problem = e.what();
-            if (o.write_error.empty()) o.write_error = e.what();
-            o.completed = false;
-        } catch (const std::exception& e) {
-            o.problem = e.what();
-            o.completed = false;
+        if (plan.replicas.empty()) {
+            detail::Xray x(plan, callbacks, machine, o);
+            detail::drive(x, o);
+        } else {
+            detail::FleetXray x(plan, callbacks, machine, o);
+            detail::drive(x, o);
         }
-        x.mark_stopped();
-        x.stop_server();
-        x.finish();
     }
     try {
         write_results(plan, o);

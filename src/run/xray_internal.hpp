@@ -82,6 +82,9 @@ public:
     // SIGTERM to the session, SIGKILL to what is left after the grace, then consecutive
     // clear readings (T2).
     CheckResult stop(const Machine& machine, const Timings& t);
+    // The first half of stop: SIGTERM, then SIGKILL after the grace. The processes that
+    // outlived the grace.
+    std::vector<int> terminate(const Timings& t);
 
     // Processes of the run still alive (for tests and evidence).
     std::vector<int> alive();
@@ -100,6 +103,11 @@ private:
     bool stopped_ = false;
     std::vector<Member> members_;
 };
+
+// T2 after servers were stopped: consecutive clear readings, with nothing of `servers`
+// left and no other server's process. `left`: the processes that outlived the grace.
+CheckResult gpu_clear_after_stop(const Machine& machine, const Timings& t, const std::vector<int>& left,
+                                 const std::vector<Server*>& servers);
 
 // Runs the load command in a process group of its own, its output shown line by line and
 // saved to `log`. A signal caught meanwhile is passed on: SIGINT, then SIGTERM, then

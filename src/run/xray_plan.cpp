@@ -1,6 +1,7 @@
 // The plan of an xray run: the load command as it will run, the server's address, and
 // everything that can be found wrong before anything starts.
 #include "inferlint/run/gpu.hpp"
+#include "inferlint/run/watch.hpp"
 #include "inferlint/run/xray.hpp"
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/http.hpp"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <unistd.h>
 
 namespace inferlint::xray {
@@ -123,6 +125,57 @@ std::string server_url(const std::optional<std::string>& serve, const Engine* na
     return fmt::format("http://{}:{}", host, port && all_digits(*port) ? *port : std::to_string(found->default_port));
 }
 
+namespace {
+
+// A --serve command that starts the named engine's inference server, on Linux.
+void check_serve(const std::string& serve, const Engine* named) {
+    auto argv = shell_split(serve);
+    if (!argv) throw InputError(fmt::format("--serve {}: unbalanced quotes", util::shell_join({serve})));
+    if (argv->empty()) throw InputError("--serve: the server command is empty");
+    const Engine* started = from_command(*argv);
+    if (!started)
+        throw InputError(fmt::format(
+            "--serve {}: not an inference server command (vllm serve MODEL, sglang serve --model-path MODEL, "
+            "python -m sglang.launch_server, trtllm-serve serve MODEL)",
+            util::shell_join({serve})));
+    if (named && named != started)
+        throw InputError(fmt::format("the engine named is {}, but the --serve command starts {}'s server",
+                                     named->name, started->name));
+    if (!program_exists((*argv)[0])) throw InputError(fmt::format("--serve: {}: not found", (*argv)[0]));
+    std::error_code ec;
+    if (!fs::is_directory(run::proc_root(), ec))
+        throw InputError("--serve needs Linux (or WSL): stopping the server reads /proc");
+}
+
+// One server's address, its port free when this run starts it, and its boot log there.
+std::string checked_server(const std::string& url, const std::optional<std::string>& serve,
+                           const std::optional<fs::path>& boot_log, const Engine* named) {
+    if (serve) check_serve(*serve, named);
+    const std::string out = url.empty() ? server_url(serve, named) : util::normalise_base_url(url);
+    if (serve) {
+        const int port = util::parse_base_url(out).port;
+        if (util::port_in_use(port))
+            throw InputError(fmt::format("port {} is already in use by another process; stop it, or give the server "
+                                         "another --port",
+                                         port));
+    }
+    if (boot_log) {
+        std::error_code ec;
+        if (!fs::is_regular_file(*boot_log, ec))
+            throw InputError(fmt::format("{}: no such boot log", boot_log->string()));
+    }
+    return out;
+}
+
+// "http://127.0.0.1:8001/v" -> "127.0.0.1:8001/v".
+std::string replica_name(const std::string& url) {
+    const auto p = util::parse_base_url(url);
+    std::string host = p.host.find(':') != std::string::npos ? "[" + p.host + "]" : p.host;
+    return fmt::format("{}:{}{}", host, p.port, p.prefix);
+}
+
+}  // namespace
+
 Plan checked(Plan plan) {
     if (plan.load.empty())
         throw InputError(
@@ -130,41 +183,22 @@ Plan checked(Plan plan) {
             "client");
     if (!program_exists(plan.load[0]))
         throw InputError(fmt::format("the load command {}: not found", plan.load[0]));
-    if (plan.serve) {
-        auto argv = shell_split(*plan.serve);
-        if (!argv) throw InputError(fmt::format("--serve {}: unbalanced quotes", util::shell_join({*plan.serve})));
-        if (argv->empty()) throw InputError("--serve: the server command is empty");
-        const Engine* started = from_command(*argv);
-        if (!started)
-            throw InputError(fmt::format(
-                "--serve {}: not an inference server command (vllm serve MODEL, sglang serve --model-path MODEL, "
-                "python -m sglang.launch_server, trtllm-serve serve MODEL)",
-                util::shell_join({*plan.serve})));
-        if (plan.engine && plan.engine != started)
-            throw InputError(fmt::format("the engine named is {}, but the --serve command starts {}'s server",
-                                         plan.engine->name, started->name));
-        if (!program_exists((*argv)[0]))
-            throw InputError(fmt::format("--serve: {}: not found", (*argv)[0]));
-        std::error_code ec;
-        if (!fs::is_directory(run::proc_root(), ec))
-            throw InputError("--serve needs Linux (or WSL): stopping the server reads /proc");
-    }
-    if (plan.url.empty()) {
-        plan.url = server_url(plan.serve, plan.engine);
+    if (plan.replicas.empty()) {
+        plan.url = checked_server(plan.url, plan.serve, plan.boot_log, plan.engine);
     } else {
-        plan.url = util::normalise_base_url(plan.url);
-    }
-    if (plan.serve) {
-        const int port = util::parse_base_url(plan.url).port;
-        if (util::port_in_use(port))
-            throw InputError(fmt::format("port {} is already in use by another process; stop it, or give the server "
-                                         "another --port",
-                                         port));
-    }
-    if (plan.boot_log) {
-        std::error_code ec;
-        if (!fs::is_regular_file(*plan.boot_log, ec))
-            throw InputError(fmt::format("{}: no such boot log", plan.boot_log->string()));
+        std::map<std::string, std::string> folders;  // folder -> url
+        for (auto& r : plan.replicas) {
+            r.url = checked_server(r.url, r.serve, r.boot_log, plan.engine);
+            r.name = replica_name(r.url);
+            r.folder = run::replica_series_name(r.url);
+            r.folder.resize(r.folder.size() - std::string_view(".series.jsonl").size());
+            auto [it, fresh] = folders.emplace(r.folder, r.url);
+            if (!fresh)
+                throw InputError(it->second == r.url
+                                     ? fmt::format("xray: the replica {} is given twice", r.url)
+                                     : fmt::format("xray: the replicas {} and {} would share the folder {}",
+                                                   it->second, r.url, (plan.out / r.folder).string()));
+        }
     }
     if (!(plan.interval_s > 0)) throw InputError("--interval must be more than 0 seconds");
     if (!(plan.ready_timeout_s > 0)) throw InputError("--ready-timeout must be more than 0 seconds");

@@ -29,6 +29,16 @@ Json plan_json(const Plan& p, const Outcome& o) {
     j["title"] = or_null(p.title);
     j["engine"] = p.engine ? Json(p.engine->key) : Json(nullptr);
     j["strict"] = p.strict == Strict::yes;
+    if (!p.replicas.empty()) {
+        Json reps = Json::array();
+        for (const auto& r : p.replicas)
+            reps.push_back(Json{{"name", r.name},
+                                {"url", r.url},
+                                {"folder", r.folder},
+                                {"serve", or_null(r.serve)},
+                                {"boot_log", path_or_null(r.boot_log)}});
+        j["replicas"] = std::move(reps);
+    }
     return j;
 }
 
@@ -74,6 +84,20 @@ Json results_document(const Plan& plan, const Outcome& o) {
     doc["signal"] = signal_or_null(o.interrupted_by);
     doc["load_signal"] = signal_or_null(o.load_signal);
     doc["load_stopped"] = load_stop_json(o.load_stop);
+    if (!plan.replicas.empty()) {
+        Json reps = Json::array();
+        for (const auto& r : o.replicas) {
+            Json rs = Json::array();
+            for (const auto& x : r.results) rs.push_back(x.to_json());
+            reps.push_back(Json{{"name", r.name},
+                                {"url", r.url},
+                                {"folder", r.folder},
+                                {"counts", counts_summary(r.results)},
+                                {"results", std::move(rs)},
+                                {"files", r.files}});
+        }
+        doc["replicas"] = std::move(reps);
+    }
     return doc;
 }
 

@@ -248,7 +248,7 @@ Server::Wait Server::wait_ready(const fs::path& log, const std::string& url, dou
     }
 }
 
-CheckResult Server::stop(const Machine& machine, const Timings& t) {
+std::vector<int> Server::terminate(const Timings& t) {
     stopped_ = true;
     std::vector<int> left;
     if (started()) {
@@ -270,11 +270,22 @@ CheckResult Server::stop(const Machine& machine, const Timings& t) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
         }
     }
-    // Clear: nothing of this server left, no other server's process, and the card's memory low.
+    return left;
+}
+
+CheckResult Server::stop(const Machine& machine, const Timings& t) {
+    std::vector<int> left = terminate(t);
+    return gpu_clear_after_stop(machine, t, left, {this});
+}
+
+CheckResult gpu_clear_after_stop(const Machine& machine, const Timings& t, const std::vector<int>& left,
+                                 const std::vector<Server*>& servers) {
+    // Clear: nothing of these servers left, no other server's process, and the card's memory low.
     auto live = [&] {
         std::set<int> pids;
         for (int pid : machine.server_pids()) pids.insert(pid);
-        for (int pid : alive()) pids.insert(pid);
+        for (Server* s : servers)
+            for (int pid : s->alive()) pids.insert(pid);
         return static_cast<int>(pids.size());
     };
     run::SteadyClock clock;

@@ -36,6 +36,23 @@ bool Xray::run_load_stage() {
 
     LoadRun lr;
     std::optional<std::string> after_error = record_load(load, lr);
+    if (!load_ended(lr)) return false;
+    if (after_error || lr.server_exit) {
+        o_.problem = lr.server_exit ? fmt::format("the server stopped answering during the load: it exited with "
+                                                  "status {}",
+                                                  *lr.server_exit)
+                                    : fmt::format("the server stopped answering during the load: {}", *after_error);
+        o_.stopped_at = Stage::load;
+        // A server that died serving says why in its log (T7), unless it was killed outright.
+        if (got_.boot_log) {
+            auto failure = parse::classify_failure(read_log(*got_.boot_log));
+            if (failure) record(checks::check_boot_failure(failure));
+        }
+    }
+    return true;
+}
+
+bool RunStages::load_ended(const LoadRun& lr) {
     if (!lr.error.empty()) {
         o_.problem = "the load command could not start: " + lr.error;
         return false;
@@ -55,18 +72,6 @@ bool Xray::run_load_stage() {
         o_.stopped_at = Stage::load;
         return false;
     }
-    if (after_error || lr.server_exit) {
-        o_.problem = lr.server_exit ? fmt::format("the server stopped answering during the load: it exited with "
-                                                  "status {}",
-                                                  *lr.server_exit)
-                                    : fmt::format("the server stopped answering during the load: {}", *after_error);
-        o_.stopped_at = Stage::load;
-        // A server that died serving says why in its log (T7), unless it was killed outright.
-        if (got_.boot_log) {
-            auto failure = parse::classify_failure(read_log(*got_.boot_log));
-            if (failure) record(checks::check_boot_failure(failure));
-        }
-    }
     return true;
 }
 
@@ -76,20 +81,10 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     const fs::path& out = plan_.out;
     const fs::path series_path = out / "run.series.jsonl";
     util::RecordFile series_file(series_path);
-    std::atomic<bool> stop_watch{false};
-    std::thread watcher;
     // The recording ends with the load, however the load ends.
-    struct StopWatch {
-        std::atomic<bool>& stop;
-        std::thread& t;
-        ~StopWatch() {
-            stop = true;
-            if (t.joinable()) t.join();
-        }
-    } stop_watch_on_exit{stop_watch, watcher};
-    watcher = std::thread([&] {
+    Recorder recorder([&](const std::atomic<bool>& stop) {
         try {
-            run::watch(plan_.url, series_file, {.interval_s = plan_.interval_s}, stop_watch,
+            run::watch(plan_.url, series_file, {.interval_s = plan_.interval_s}, stop,
                        [](const std::string& url) { return run::default_scraper().scrape(url); },
                        [this](const std::string& l) { note(l); }, engine_);
         } catch (const std::exception& e) {
@@ -112,8 +107,7 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     } catch (const std::exception& e) {
         after_error = e.what();
     }
-    stop_watch = true;
-    watcher.join();
+    recorder.stop();
     series_file.close();
     if (!series_file && o_.write_error.empty()) o_.write_error = series_file.error();
     got_.sources.push_back(series_path.filename().string());
@@ -127,22 +121,44 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
 
 // The load tool's result: the file named, else where the tool was asked to save it, else
 // the newest JSON its --result-dir got during the load.
-void Xray::read_load_result() {
-    const auto& argv = o_.load_argv;
-    std::optional<fs::path> path = plan_.bench_result ? plan_.bench_result : got_.result_path;
-    if (!path && load_client(argv))
-        path = newest_json(flag_value(argv, "--result-dir").value_or("."), got_.load_started);
+LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv,
+                           const std::optional<fs::path>& asked, fs::file_time_type started, const Say& say) {
+    LoadFound found;
+    std::optional<fs::path> path = plan.bench_result ? plan.bench_result : asked;
+    if (!path && load_client(argv)) path = newest_json(flag_value(argv, "--result-dir").value_or("."), started);
     std::error_code ec;
     if (path && fs::is_regular_file(*path, ec)) {
         try {
-            got_.bench = load_bench_result(*path);
-            got_.sources.push_back(path->filename().string());
+            found.bench = load_bench_result(*path);
+            found.source = path->filename().string();
         } catch (const InputError& e) {
             say(fmt::format("note: the load tool's result is not used: {}", e.what()));
         }
     }
-    got_.requested = plan_.requested ? plan_.requested : load_concurrency(argv);
-    if (!got_.requested && got_.bench) got_.requested = got_.bench->max_concurrency;
+    found.requested = plan.requested ? plan.requested : load_concurrency(argv);
+    if (!found.requested && found.bench) found.requested = found.bench->max_concurrency;
+    return found;
+}
+
+void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv) {
+    ev.unique_prompts = load_unique_prompts(argv);
+    // The client's own account of its arguments, when the command line leaves the dataset
+    // to its default (vllm bench serve's is random), as `report` reads it from load.log.
+    if (!ev.unique_prompts && load_client(argv)) ev.unique_prompts = unique_prompts_in(plan.out / "load.log");
+    if (ev.bench && ev.before && ev.after && load_client(argv)) {
+        try {
+            ev.untimed_requests = untimed_requests_in(plan.out / "load.log");
+        } catch (const InputError&) {
+        }
+    }
+}
+
+void Xray::read_load_result() {
+    LoadFound found = find_load_result(plan_, o_.load_argv, got_.result_path, got_.load_started,
+                                       [this](const std::string& l) { say(l); });
+    got_.bench = std::move(found.bench);
+    if (found.source) got_.sources.push_back(*found.source);
+    got_.requested = found.requested;
 }
 
 void Xray::run_checks() {
@@ -184,16 +200,7 @@ checks::RunEvidence Xray::evidence() const {
     if (got_.recorded) ev.series = summarize(*got_.recorded);
     ev.bench = got_.bench;
     if (got_.requested) ev.requested = checks::Requested::of(*got_.requested);
-    ev.unique_prompts = load_unique_prompts(o_.load_argv);
-    // The client's own account of its arguments, when the command line leaves the dataset
-    // to its default (vllm bench serve's is random), as `report` reads it from load.log.
-    if (!ev.unique_prompts && load_client(o_.load_argv)) ev.unique_prompts = unique_prompts_in(plan_.out / "load.log");
-    if (got_.bench && got_.before && got_.after && load_client(o_.load_argv)) {
-        try {
-            ev.untimed_requests = untimed_requests_in(plan_.out / "load.log");
-        } catch (const InputError&) {
-        }
-    }
+    add_load_evidence(ev, plan_, o_.load_argv);
     return ev;
 }
 

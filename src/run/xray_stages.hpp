@@ -2,18 +2,24 @@
 // holds the stages up to the probe, xray_stages.cpp the load, the checks and the page.
 #pragma once
 
+#include "inferlint/checks/fleet.hpp"
 #include "inferlint/checks/suite.hpp"
 #include "inferlint/parse/benchresult.hpp"
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
 #include "inferlint/run/loader.hpp"
+#include "inferlint/run/probe.hpp"
+#include "inferlint/run/prometheus.hpp"
 #include "inferlint/run/xray.hpp"
+#include "inferlint/util/error.hpp"
 #include "xray_internal.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <csignal>
 #include <memory>
 #include <mutex>
@@ -38,6 +44,21 @@ inline std::vector<CheckResult> boot_checks(const std::string& text, const Engin
     return checks::check_boots({boot_start(text, engine)}, checks::UnparsedLines::ignore);
 }
 
+// The load tool's result and the concurrency asked for: --bench-result, else where the
+// tool was asked to save it (`asked`), else the newest JSON its --result-dir got since
+// `started`; --requested, else the load's --max-concurrency, else the result's.
+struct LoadFound {
+    std::optional<BenchResult> bench;
+    std::optional<long long> requested;
+    std::optional<std::string> source;  // the result file's name, for the page
+};
+LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv,
+                           const std::optional<fs::path>& asked, fs::file_time_type started, const Say& say);
+
+// What the load command and its load.log say for the checks: why its prompts are unique
+// (T16), and the requests its client left untimed (T15, with a result and both snapshots).
+void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv);
+
 // What the run has gathered: the evidence its verdicts and its page are made of.
 struct Gathered {
     std::optional<fs::path> boot_log;
@@ -58,27 +79,61 @@ struct Gathered {
 struct ProbeJob {
     std::mutex mu;
     std::optional<CheckResult> result;
+    bool done() {
+        std::lock_guard g(mu);
+        return result.has_value();
+    }
 };
 
-class Xray {
-public:
-    Xray(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o)
-        : plan_(plan), cb_(cb), machine_(machine), o_(o) {}
-    ~Xray() {
-        if (probe_thread_.joinable()) probe_thread_.detach();
-    }
-    Xray(const Xray&) = delete;
-    Xray& operator=(const Xray&) = delete;
+// Starts the probe of the server at url on a thread that fills in `job` (T7; Can't tell
+// when the probe itself throws).
+inline std::thread probe_on_thread(const std::shared_ptr<ProbeJob>& job, const std::string& url) {
+    return std::thread([job, url] {
+        CheckResult r;
+        try {
+            r = run::probe(url);
+        } catch (const std::exception& e) {
+            r = {TripwireId::T7, Status::unknown, e.what(), Json::object()};
+        }
+        std::lock_guard g(job->mu);
+        job->result = std::move(r);
+    });
+}
 
-    void collect();
+// A recording on a thread of its own, `body` given the flag that ends it: stopped and
+// joined by stop(), or however the scope ends.
+class Recorder {
+public:
+    explicit Recorder(std::function<void(const std::atomic<bool>&)> body)
+        : thread_([this, b = std::move(body)] { b(stop_); }) {}
+    ~Recorder() { stop(); }
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+    void stop() {
+        stop_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
+
+// What every run shares, one server's or a fleet's: its plan, callbacks and outcome, the
+// stage in progress, the engine, and the signal that cuts it short.
+class RunStages {
+public:
+    RunStages(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o)
+        : plan_(plan), cb_(cb), machine_(machine), o_(o) {}
+    RunStages(const RunStages&) = delete;
+    RunStages& operator=(const RunStages&) = delete;
+
     // After collect: a run that stopped short says in which stage.
     void mark_stopped() {
         if (!o_.stopped_at && (!o_.problem.empty() || o_.interrupted_by)) o_.stopped_at = current_;
     }
-    void stop_server();
-    void finish();
 
-private:
+protected:
     void say(const std::string& line) {
         if (cb_.say) cb_.say(line);
     }
@@ -89,10 +144,9 @@ private:
         current_ = s;
         if (cb_.on_stage) cb_.on_stage(s);
     }
-    void record(CheckResult r) {
-        if (plan_.only && std::find(plan_.only->begin(), plan_.only->end(), r.tripwire) == plan_.only->end()) return;
-        say(terminal_line(r));
-        o_.results.push_back(std::move(r));
+    // The tripwires the plan reports (--tripwires).
+    bool shown(const CheckResult& r) const {
+        return !plan_.only || std::find(plan_.only->begin(), plan_.only->end(), r.tripwire) != plan_.only->end();
     }
     // True (and the outcome says so) once a signal has been caught.
     bool cut() {
@@ -108,6 +162,37 @@ private:
         engine_ = e;
         if (e) o_.engine = e->key;
     }
+    // The engine named, else the one the first --serve starts, said as the run begins.
+    void engine_stage(const std::optional<std::string>& serve);
+    // How the load command ended, into the outcome; false when the run stops there (it
+    // could not start, a signal, --load-timeout).
+    bool load_ended(const LoadRun& lr);
+
+    const Plan& plan_;
+    const Callbacks& cb_;
+    const Machine& machine_;
+    Outcome& o_;
+    const Engine* engine_ = nullptr;
+    Stage current_ = Stage::engine;
+};
+
+class Xray : public RunStages {
+public:
+    using RunStages::RunStages;
+    ~Xray() {
+        if (probe_thread_.joinable()) probe_thread_.detach();
+    }
+
+    void collect();
+    void stop_server();
+    void finish();
+
+private:
+    void record(CheckResult r) {
+        if (!shown(r)) return;
+        say(terminal_line(r));
+        o_.results.push_back(std::move(r));
+    }
 
     bool start_server();
     bool read_metrics(std::string& metrics_problem);
@@ -121,17 +206,80 @@ private:
     checks::RunVerdicts verdicts() const;
     void finish_files();
 
-    const Plan& plan_;
-    const Callbacks& cb_;
-    const Machine& machine_;
-    Outcome& o_;
-
     std::unique_ptr<detail::Server> server_;
     std::shared_ptr<ProbeJob> probe_job_;
     std::thread probe_thread_;
-    const Engine* engine_ = nullptr;
-    Stage current_ = Stage::engine;
     Gathered got_;
 };
+
+// xray on two or more servers (xray_fleet.cpp): each started (or found answering), read,
+// probed and recorded into a folder of its own on one schedule around the one load
+// command, then checked per replica and as a fleet (checks::check_fleet) once every server
+// it started is stopped, so the fleet's T2 is the card's after the last of them.
+class FleetXray : public RunStages {
+public:
+    FleetXray(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o);
+    ~FleetXray();
+
+    void collect();
+    void stop_server();
+    void finish();
+
+private:
+    struct Replica {
+        const ReplicaPlan* plan = nullptr;
+        fs::path dir;
+        std::unique_ptr<Server> server;
+        std::optional<fs::path> boot_log;  // in its folder
+        std::optional<parse::BootFacts> facts;
+        std::optional<Snapshot> before, after;
+        std::string after_missing;
+        std::optional<Series> recorded;
+        std::shared_ptr<ProbeJob> probe;
+        std::thread probe_thread;
+        std::vector<CheckResult> early;  // a start that failed: what its log says
+        std::vector<std::string> files;   // written into its folder, as "folder/name"
+    };
+    bool start_servers();
+    bool read_metrics();
+    bool read_boot_logs();
+    bool run_probes();
+    bool run_load_stage();
+    void record_load(const PreparedLoad& load, LoadRun& lr);
+    void check_and_show();
+    void stopped_early();
+    void write_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,
+                    const Series& fleet_series);
+    void add_file(Replica& r, const std::string& name) { r.files.push_back(r.plan->folder + "/" + name); }
+    std::vector<CheckResult> selected(const std::vector<CheckResult>& all) const;
+
+    std::vector<Replica> reps_;
+    std::vector<CheckResult> live_;  // the card's T2, before the starts and after the stop
+    std::optional<LoadFound> load_;
+    std::optional<PreparedLoad> prepared_;
+    fs::file_time_type load_started_{};
+    double window_start_ = 0, window_end_ = 0;  // wall clock, around the recording
+    bool recorded_ = false;                     // the load ran, with snapshots on both sides
+    std::vector<std::string> sources_;          // the run's own files, for the page
+};
+
+// Runs a run's stages (Xray or FleetXray): collect, then however that ended, the servers
+// stopped and what was got written out. A full disk or another exception ends collect.
+template <class Run>
+void drive(Run& x, Outcome& o) {
+    try {
+        x.collect();
+    } catch (const util::WriteError& e) {  // a file of the run could not be written (a full disk)
+        o.problem = e.what();
+        if (o.write_error.empty()) o.write_error = e.what();
+        o.completed = false;
+    } catch (const std::exception& e) {
+        o.problem = e.what();
+        o.completed = false;
+    }
+    x.mark_stopped();
+    x.stop_server();
+    x.finish();
+}
 
 }  // namespace inferlint::xray::detail

@@ -93,6 +93,40 @@ TEST_CASE("fleet: T8 holds the requested concurrency against the sum over replic
     }
 }
 
+TEST_CASE("fleet: readings a scrape's latency after each tick are summed in the tick they were taken for",
+          "[fleet]") {
+    // Two replicas read every 0.1 s from t = 1000: a's readings 1 to 9 ms late, b's 40 to
+    // 90 ms late (a slow scrape), b missing tick 3 (a gap: never read as zero).
+    run::FleetWindow w;
+    w.url = "xray";
+    w.engine = &vllm();
+    w.step_s = 0.1;
+    w.window = {1000.0, 1001.0};
+    auto replica = [&](const char* name, std::vector<double> late, std::vector<double> running, int missing) {
+        run::ReplicaWindow r;
+        r.name = name;
+        for (int k = 0; k < 10; ++k) {
+            if (k == missing) continue;
+            SeriesSample x;
+            x.t_wall = 1000.0 + 0.1 * k + late[k % late.size()];
+            x.running = running[k % running.size()];
+            r.series.samples.push_back(x);
+        }
+        return r;
+    };
+    w.replicas.push_back(replica("a:1", {0.001, 0.009, 0.005}, {4}, -1));
+    w.replicas.push_back(replica("b:1", {0.04, 0.09, 0.06}, {3}, 3));
+    const Series sum = run::fleet_sum(w);
+    REQUIRE(sum.samples.size() == 10);
+    for (std::size_t k = 0; k < 10; ++k) {
+        INFO("tick " << k);
+        CHECK(*sum.samples[k].running == (k == 3 ? 4.0 : 7.0));
+        CHECK(sum.samples[k].t_wall >= 1000.0 + 0.1 * static_cast<double>(k));
+        CHECK(sum.samples[k].t_wall < 1000.0 + 0.1 * static_cast<double>(k) + 0.01);
+    }
+    CHECK(*sum.peak_running() == 7.0);
+}
+
 TEST_CASE("fleet: across_replicas", "[fleet]") {
     CheckResult pass{TripwireId::T9, Status::pass, "steady", Json::object()};
     CheckResult warn{TripwireId::T9, Status::warn, "moved", Json::object()};

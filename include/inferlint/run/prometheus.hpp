@@ -97,9 +97,14 @@ struct FleetWindow {
 FleetWindow read_fleet_window(const PromSource& src, const PromWindow& window, std::optional<double> step,
                               const std::function<bool(const Engine*)>& accept = {});
 
+// The stretches of the window longer than 1.5 steps without a sample in `series`, the
+// window's ends included (from, to).
+std::vector<std::pair<double, double>> series_gaps(const Series& series, const PromWindow& window, double step_s);
+
 // The fleet's summed gauges at each step of the window (running and waiting summed over
-// the replicas with a sample at that step; kv_usage, a per-replica fraction, left out),
-// for T8 held against the sum. `replicas_at` counts, per sample, the replicas that had one.
+// the replicas with a sample in that step, the first of a replica's there; kv_usage, a
+// per-replica fraction, left out), for T8 held against the sum. Step k is [start + k *
+// step, start + (k + 1) * step).
 Series fleet_sum(const FleetWindow& fleet);
 
 // The union of the replicas' snapshots at one end of the window (each series keeping its

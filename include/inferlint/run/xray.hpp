@@ -8,6 +8,11 @@
 // process of the server and wait for a free GPU (T2), also after a failure or a signal;
 // then what limited the run, report.html and results.json. Everything lands in one folder,
 // so the run can be checked again later with the separate commands.
+//
+// On a fleet (Plan::replicas: two or more --url, or --serve once per replica) the same
+// stages run for every replica, each recorded into a folder of its own under the run
+// folder on one schedule, and the verdicts come per replica and for the fleet
+// (checks::check_fleet), once every server the run started is stopped.
 #pragma once
 
 #include "inferlint/core/engines.hpp"
@@ -79,12 +84,25 @@ struct Timings {
     double server_gone_grace_s = 10.0; // the load may run on this long after the server it ran against exited
 };
 
+// One server of a fleet run: two or more --url (servers already running), or --serve once
+// per replica (each on a --port of its own). Everything recorded of it lands in its folder.
+struct ReplicaPlan {
+    std::string url;  // empty: from its --serve command (server_url)
+    std::optional<std::string> serve;
+    std::optional<fs::path> boot_log;
+    std::string name;    // "127.0.0.1:8001": its host and port (and path), as its rows and headings say
+    std::string folder;  // "127.0.0.1_8001": its folder under `out` (replica_series_name's stem)
+};
+
 struct Plan {
     fs::path out;
     std::vector<std::string> load;
     std::string url;  // empty: from the --serve command (server_url)
     std::optional<std::string> serve;
     std::optional<fs::path> boot_log;
+    // Two or more: a fleet run (xray_fleet.cpp), and url, serve and boot_log are unused;
+    // empty: one server.
+    std::vector<ReplicaPlan> replicas;
     std::optional<long long> requested;
     std::optional<fs::path> bench_result;
     double interval_s = 0.25;
@@ -105,7 +123,8 @@ struct Plan {
 // command, a load program or server program that is not there, a --serve command that
 // does not split or starts no inference server (or another engine's than the one named),
 // a bad --url, a --boot-log that is missing, a port already taken, an output folder that
-// cannot be made. Fills in the url, and makes the folder.
+// cannot be made; for a fleet, the same of each replica, and two replicas at one address.
+// Fills in the urls (and each replica's name and folder), and makes the folder.
 Plan checked(Plan plan);
 
 // ---- what the run touches outside itself ----
@@ -136,8 +155,15 @@ struct LoadStop {
     std::vector<int> signals;      // the signals its group got, in order
 };
 
+// One replica's share of a fleet run.
+struct ReplicaOutcome {
+    std::string name, url, folder;
+    std::vector<CheckResult> results;  // its own verdicts
+    std::vector<std::string> files;    // the files written into its folder
+};
+
 struct Outcome {
-    std::vector<CheckResult> results;
+    std::vector<CheckResult> results;  // a fleet run: the fleet's verdicts
     std::optional<int> load_exit;
     int load_signal = 0;               // the signal that ended the load command; 0 if none
     std::optional<LoadStop> load_stop;
@@ -153,6 +179,7 @@ struct Outcome {
     std::string engine;              // the engine's key, once known
     std::optional<std::string> server_version;
     std::vector<std::string> load_argv;  // the load command as run
+    std::vector<ReplicaOutcome> replicas;  // a fleet run: each replica's, in the plan's order
 };
 
 // Runs the whole sequence on a checked plan. Findings never throw; they are results.
@@ -170,7 +197,8 @@ int exit_code(const Outcome& outcome, Strict strict);
 inline constexpr const char* kResultsSchema = "inferlint.xray/1";
 
 // {schema, completed, exit_status, interrupted, problem, load_exit, versions, plan,
-//  counts, results, limits, files, stopped_at, signal, load_signal, load_stopped}
+//  counts, results, limits, files, stopped_at, signal, load_signal, load_stopped}; a fleet
+// run adds plan.replicas and replicas (each one's name, url, folder, counts, results, files).
 Json results_document(const Plan& plan, const Outcome& outcome);
 void write_results(const Plan& plan, const Outcome& outcome);
 
