@@ -462,18 +462,7 @@ void FleetXray::write_page(checks::RunEvidence fleet_ev, const checks::FleetVerd
         w, v,
         fmt::format("xray: {} servers recorded every {:g} s on one schedule", reps_.size(), plan_.interval_s),
         [this](std::vector<CheckResult> r) { return selected(r); });
-    o_.limits = report::limits(rep);
-    if (!o_.limits.empty()) {
-        say("== what limited this run");
-        for (const auto& i : o_.limits) say(fmt::format("- {}. {}", i.title, i.text));
-    }
-    const fs::path html = plan_.out / "report.html";
-    try {
-        util::write_file(html, report::render_report_html(rep));
-        o_.report = html;
-    } catch (const util::WriteError& e) {
-        if (o_.write_error.empty()) o_.write_error = e.what();
-    }
+    show_and_write(rep);
 }
 
 }  // namespace inferlint::xray::detail

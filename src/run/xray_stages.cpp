@@ -239,24 +239,27 @@ void Xray::finish() {
             report::Report rep =
                 report::build_report(std::move(ev), verdicts(), got_.recorded, got_.boot_s, std::move(page));
 
-            o_.limits = report::limits(rep);
-            if (!o_.limits.empty()) {
-                say("== what limited this run");
-                for (const auto& i : o_.limits) say(fmt::format("- {}. {}", i.title, i.text));
-            }
-            const fs::path html = plan_.out / "report.html";
-            try {
-                util::write_file(html, report::render_report_html(rep));
-            } catch (const util::WriteError& e) {  // a full disk: said once, at the end
-                if (o_.write_error.empty()) o_.write_error = e.what();
-                return finish_files();
-            }
-            o_.report = html;
+            show_and_write(rep);
         } catch (const std::exception& e) {
             note(fmt::format("inferlint: no report: {}", e.what()));
         }
     }
     finish_files();
+}
+
+void RunStages::show_and_write(const report::Report& rep) {
+    o_.limits = report::limits(rep);
+    if (!o_.limits.empty()) {
+        say("== what limited this run");
+        for (const auto& i : o_.limits) say(fmt::format("- {}. {}", i.title, i.text));
+    }
+    const fs::path html = plan_.out / "report.html";
+    try {
+        util::write_file(html, report::render_report_html(rep));
+        o_.report = html;
+    } catch (const util::WriteError& e) {  // a full disk: said once, at the end
+        if (o_.write_error.empty()) o_.write_error = e.what();
+    }
 }
 
 void Xray::finish_files() {

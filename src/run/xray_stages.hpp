@@ -8,6 +8,7 @@
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
+#include "inferlint/report/report.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/probe.hpp"
 #include "inferlint/run/prometheus.hpp"
@@ -167,6 +168,9 @@ protected:
     // How the load command ended, into the outcome; false when the run stops there (it
     // could not start, a signal, --load-timeout).
     bool load_ended(const LoadRun& lr);
+    // What limited the run, said and kept; the page written as report.html (a full disk is
+    // the outcome's write_error, said once at the end).
+    void show_and_write(const report::Report& rep);
 
     const Plan& plan_;
     const Callbacks& cb_;
