@@ -4,6 +4,7 @@
 
 #include "inferlint/parse/series.hpp"
 #include "inferlint/run/run_folder.hpp"
+#include "inferlint/util/signals.hpp"
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
@@ -221,4 +222,29 @@ TEST_CASE("xray on a fleet: servers of two engines are refused, and bad replica 
                                       "--boot-log", "/nonexistent", "--", "true"});
     CHECK(logs.rc == 2);
     CHECK_THAT(logs.err, Contains("give --boot-log once per --url"));
+}
+
+TEST_CASE("xray on a fleet: SIGINT during the load stops every replica's server and says where", "[xray][sim][fleet]") {
+    // A signal that lands after the run has restored its handlers is caught here, not fatal.
+    util::SignalGuard outer({SIGINT, SIGTERM, SIGHUP}, util::BrokenPipe::keep);
+    Sandbox sb("fleet-sigint");
+    const std::vector<int> ports{free_port(), free_port()};
+    xray::Plan plan = served_by(sb, ports);
+    plan.probe = false;
+    // The load signals xray itself while its own child runs on (a background job).
+    plan.load = {"/bin/sh", "-c", "sleep 30 & kill -s INT $PPID; wait"};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = run_xray(plan);
+    INFO(r.text());
+    CHECK(since(t0) < 25);  // the load's group was stopped, not waited for
+    CHECK(r.outcome.interrupted_by == SIGINT);
+    REQUIRE(r.outcome.stopped_at);
+    CHECK(*r.outcome.stopped_at == xray::Stage::load);
+    CHECK_FALSE(r.outcome.completed);
+    CHECK(r.exit == 1);
+    CHECK(r.results["signal"] == "SIGINT");
+    CHECK(r.results["completed"] == false);
+    // Nothing was checked on a load cut short; every server this run started is gone.
+    CHECK(r.find("T1") == nullptr);
+    for (int p : ports) require_all_gone(plan.out / fmt::format("127.0.0.1_{}", p) / "boot.log");
 }
