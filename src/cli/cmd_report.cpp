@@ -81,6 +81,13 @@ bool fill_from_folder(Opts& o, const fs::path& run, std::optional<fs::path>& loa
     if (o.bench_result.empty() && found.bench) o.bench_result = found.bench->string();
     load_log = found.load_log;
     if (o.boot_logs.empty() && o.before.empty() && o.after.empty() && o.series.empty()) {
+        if (auto replicas = run::fleet_replica_folders(run); !replicas.empty()) {
+            std::cerr << fmt::format(
+                "inferlint: {} is a fleet's xray run ({} replicas): its report.html is the fleet's; report one "
+                "replica's folder ({}), or the fleet's window with --prometheus\n",
+                run.string(), replicas.size(), replicas.front().string());
+            return false;
+        }
         std::cerr << fmt::format(
             "inferlint: no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
             "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)\n",

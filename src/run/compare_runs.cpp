@@ -114,6 +114,10 @@ std::vector<fs::path> expand_run_folders(const fs::path& path) {
 std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine* named, const AcceptEngine& accept) {
     auto xray = read_xray_account(folder);
     if (xray && !xray->completed) return failed_run(folder, xray->problem);
+    if (auto replicas = fleet_replica_folders(folder); !replicas.empty())
+        return failed_run(folder, fmt::format("a fleet's run ({} replicas): compare takes one server's runs, such as "
+                                              "one replica's folder",
+                                              replicas.size()));
     RunFiles found = find_run_files(folder);
     if (!found.before || !found.after)
         return failed_run(folder, !found.before && !found.after ? "no before or after snapshot"

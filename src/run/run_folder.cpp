@@ -1,6 +1,9 @@
 #include "inferlint/run/run_folder.hpp"
 
 #include "inferlint/parse/benchresult.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <exception>
@@ -94,6 +97,24 @@ RunFiles find_run_files(const fs::path& folder) {
     r.bench = find_bench_result(folder);
     if (is_file(folder / "load.log")) r.load_log = folder / "load.log";
     return r;
+}
+
+std::vector<fs::path> fleet_replica_folders(const fs::path& folder) {
+    std::vector<fs::path> out;
+    const fs::path results = folder / "results.json";
+    if (!is_file(results)) return out;
+    try {
+        const auto doc = nlohmann::json::parse(util::read_file(results));
+        if (doc.value("schema", "") != "inferlint.xray/1") return out;
+        const auto plan = doc.find("plan");
+        if (plan == doc.end() || !plan->is_object() || !plan->contains("replicas")) return out;
+        for (const auto& r : plan->at("replicas"))
+            if (r.is_object() && r.contains("folder") && r["folder"].is_string())
+                out.push_back(folder / r["folder"].get<std::string>());
+    } catch (const std::exception&) {
+        out.clear();
+    }
+    return out;
 }
 
 }  // namespace inferlint::run

@@ -134,6 +134,17 @@ TEST_CASE("xray on two replicas started by --serve: a folder each, verdicts each
     const std::string page = util::read_file(plan.out / "report.html");
     for (int p : ports) CHECK_THAT(page, Contains(fmt::format("127.0.0.1:{}", p)));
     CHECK_THAT(page, Contains("Fleet of 2 replicas"));
+
+    // `report` on one replica's folder checks it again; on the fleet's folder it says what to give.
+    REQUIRE(run::fleet_replica_folders(plan.out).size() == 2);
+    auto one = testsupport::run_cli({"report", (plan.out / r.outcome.replicas[0].folder).string(), "-o",
+                                     (sb.dir / "one.html").string()});
+    CHECK(one.rc == 0);
+    CHECK_THAT(one.out, Contains("[ T1] PASS"));
+    auto whole = testsupport::run_cli({"report", plan.out.string(), "-o", (sb.dir / "whole.html").string()});
+    CHECK(whole.rc == 2);
+    CHECK_THAT(whole.err, Contains("is a fleet's xray run (2 replicas)"));
+    CHECK(std::count(whole.err.begin(), whole.err.end(), '\n') == 1);
 }
 
 TEST_CASE("xray on a fleet: a replica killed during the load is a gap and a Can't tell, never zeros",

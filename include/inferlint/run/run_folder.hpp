@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 namespace inferlint::run {
 
@@ -22,6 +24,10 @@ RunFiles find_run_files(const std::filesystem::path& folder);
 // *.jsonl (not a snapshot, recording or results.json) that reads as a load tool's result
 // with both counts.
 std::optional<std::filesystem::path> find_bench_result(const std::filesystem::path& folder);
+
+// The replicas' folders of a fleet's xray run folder (its results.json's plan.replicas),
+// as paths under `folder`; empty for any other folder (or a results.json that cannot be read).
+std::vector<std::filesystem::path> fleet_replica_folders(const std::filesystem::path& folder);
 
 // Shell-style match with '*' only; a leading '*' does not match a leading dot, as glob.
 bool name_matches(std::string_view name, std::string_view pattern);
