@@ -4,6 +4,7 @@
 // near-identical lines. Header lines, rare, are kept as nlohmann documents.
 #include "inferlint/parse/series.hpp"
 
+#include "json_walk.hpp"
 #include "series_line.hpp"
 #include "series_read.hpp"
 
@@ -31,40 +32,6 @@ using util::text::trim;
 using series_line::kPadding;
 
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
-
-// What nlohmann's dump() writes, without its recursion (a call a level): a header line
-// may nest as deep as series_line lets a line (1,024 levels).
-std::string series_json_text(const Json& value) {
-    struct Open {
-        const Json* container;
-        Json::const_iterator next;
-    };
-    std::vector<Open> open;
-    std::string out;
-    const Json* v = &value;
-    for (;;) {
-        if (v->is_structured() && !v->empty()) {
-            out += v->is_object() ? '{' : '[';
-            open.push_back({v, v->begin()});
-        } else {
-            out += v->dump();  // a scalar, {} or []
-        }
-        for (;;) {
-            if (open.empty()) return out;
-            Open& o = open.back();
-            if (o.next == o.container->end()) {
-                out += o.container->is_object() ? '}' : ']';
-                open.pop_back();
-                continue;
-            }
-            if (o.next != o.container->begin()) out += ',';
-            if (o.container->is_object()) out += Json(o.next.key()).dump() + ':';
-            v = &*o.next;
-            ++o.next;
-            break;
-        }
-    }
-}
 
 // Reads lines one at a time and keeps only the scan's counts.
 class Scanner {
@@ -122,7 +89,7 @@ private:
         const Json& schema = row["schema"];
         if (!schema.is_string() || schema.get<std::string>() != kSeriesSchema)
             throw InputError(fmt::format("{}: line {}: schema {}, not a series recording ({})", source_,
-                                         lineno_, series_json_text(schema), kSeriesSchema));
+                                         lineno_, json_walk::text(schema), kSeriesSchema));
         auto engine = row.find("engine");
         if (engine != row.end() && engine->is_string()) scan_.engine_key = engine->get<std::string>();
         else scan_.engine_key.reset();

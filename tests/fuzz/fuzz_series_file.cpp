@@ -3,6 +3,7 @@
 // (parse/series_read.hpp): a difference is a crash.
 #include "fuzz_common.hpp"
 #include "inferlint/parse/series.hpp"
+#include "parse/json_walk.hpp"
 #include "parse/series_read.hpp"
 
 #include <bit>
@@ -31,7 +32,7 @@ inline std::string series_reading(std::string_view text, const series_read::Bloc
             },
             blocks);
         out += std::to_string(scan.samples) + " " + std::to_string(scan.skipped_lines) + " " +
-               std::to_string(scan.first_skipped_lineno) + " " + scan.header.dump() + " " +
+               std::to_string(scan.first_skipped_lineno) + " " + json_walk::text(scan.header) + " " +
                scan.engine_key.value_or("-");
     } catch (const InputError& e) {
         out += e.what();
