@@ -3,6 +3,8 @@
 // the charts' columns, neighbours merge and each covers twice as many readings.
 #include "inferlint/parse/series_digest.hpp"
 
+#include "json_walk.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -197,7 +199,7 @@ ChartSeries read_series_for_charts(const std::filesystem::path& path, std::size_
         exact = {};
     });
     Series& series = out.series;
-    series.header = scan.header;
+    series.header = json_walk::copy(scan.header);  // as deep as a line may nest
     series.engine_key = scan.engine_key;
     series.skipped_lines = scan.skipped_lines;
     series.source = path.string();

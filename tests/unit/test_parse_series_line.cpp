@@ -107,3 +107,59 @@ TEST_CASE("series file: a header with a string schema, a cut line and a CRLF fil
     // a numeric schema with no plain sample around it is a header of the wrong schema
     CHECK_THROWS_AS(series_from_text("{\"schema\": 5}\n", "num"), InputError);
 }
+
+namespace {
+
+std::string deep_arrays(int levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+// levels objects, each the "a" of the one around it, the innermost {}; colon: what
+// follows each key.
+std::string deep_objects(int levels, const char* colon = ": ") {
+    std::string text;
+    for (int i = 1; i < levels; ++i) text += std::string("{\"a\"") + colon;
+    text += "{}";
+    return text + std::string(levels - 1, '}');
+}
+
+std::string deep_file_error(const std::string& text) {
+    try {
+        (void)series_from_text(text, "deep");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+// A field of the line's object is at level 1, so the line itself nests one level more.
+TEST_CASE("series line: a value nested 1,024 levels is read, one level more skips the line", "[series][parse]") {
+    CHECK(parse_sample_line(R"({"t_wall": 1, "x": )" + deep_arrays(1024) + "}"));
+    CHECK_FALSE(parse_sample_line(R"({"t_wall": 1, "x": )" + deep_arrays(1025) + "}"));
+    CHECK(parse_sample_line(R"({"t_wall": 1, "x": )" + deep_objects(1024) + "}"));
+    CHECK_FALSE(parse_sample_line(R"({"t_wall": 1, "x": )" + deep_objects(1025) + "}"));
+    // under one of the sample's own keys: the wrong type, until it is too deep to be JSON
+    CHECK(line_error(R"({"t_wall": 1, "running": )" + deep_arrays(1024) + "}") == "\"running\" is not a number");
+    CHECK_FALSE(parse_sample_line(R"({"t_wall": 1, "running": )" + deep_arrays(1025) + "}"));
+    // far deeper than any stack would hold a call a level
+    CHECK_FALSE(parse_sample_line(R"({"t_wall": 1, "x": )" + deep_arrays(200000) + "}"));
+    CHECK_FALSE(parse_sample_line(R"({"t_wall": )" + deep_objects(200000) + "}"));
+}
+
+TEST_CASE("series file: a schema that is not a string is named as nlohmann writes it, however deep", "[series][parse]") {
+    const std::string odd = R"([1, 2.5, "x\"y", {"b\u00e9": [true, null, {}], "a": []}, -0.0, 1e300, 18446744073709551615])";
+    CHECK(deep_file_error("{\"schema\": " + odd + "}\n") ==
+          "deep: line 1: schema " + Json::parse(odd).dump() + ", not a series recording (inferlint.series/1)");
+    CHECK(deep_file_error("{\"schema\": " + deep_arrays(1024) + "}\n") ==
+          "deep: line 1: schema " + deep_arrays(1024) + ", not a series recording (inferlint.series/1)");
+    CHECK(deep_file_error("{\"schema\": " + deep_objects(1024) + "}\n") ==
+          "deep: line 1: schema " + deep_objects(1024, ":") +
+              ", not a series recording (inferlint.series/1)");
+    CHECK_THAT(deep_file_error("{\"schema\": " + deep_arrays(1025) + "}\n"), Catch::Contains("no inferlint.series/1 header"));
+    // a header nested as deep as a line may be is kept
+    Series s = series_from_text("{\"schema\": \"inferlint.series/1\", \"x\": " + deep_objects(1024) +
+                                    "}\n{\"t_wall\": 1.5, \"running\": 2}\n",
+                                "deep");
+    CHECK(s.samples.size() == 1);
+    CHECK(s.header.contains("x"));
+}

@@ -15,6 +15,7 @@
 #include "inferlint/parse/prom.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -126,11 +127,25 @@ public:
     std::optional<double> paused_max;
 
 private:
+    // Each distinct reading once, by its bits (the readings kept are finite and above 0,
+    // so equal bits are equal values), in an open-addressing table: one probe a sample.
+    struct Slot {
+        std::uint64_t kv_bits = 0;
+        std::uint64_t running_bits = 0;  // 0 in the kv_usage table
+        long long count = 0;             // 0: the slot is free
+    };
+    struct Table {
+        std::vector<Slot> slots;
+        std::size_t used = 0;
+        bool bump(std::uint64_t kv_bits, std::uint64_t running_bits);  // true: a new reading
+    };
+    Table kv_table_;
+    Table busy_table_;
+    // The tables' readings sorted, made when asked for after a change.
     mutable std::vector<double> kv_levels_;
-    mutable std::size_t kv_levels_sorted_ = 0;
+    mutable bool kv_levels_stale_ = false;
     mutable std::vector<BusyReading> busy_;
-    mutable std::size_t busy_sorted_ = 0;
-    void compact() const;
+    mutable bool busy_stale_ = false;
 };
 
 // A recording reduced to what the checks need.
