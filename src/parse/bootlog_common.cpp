@@ -281,23 +281,6 @@ Json to_json(const BootFacts& f) {
 
 namespace {
 
-// An open file descriptor, closed on every path out.
-struct Fd {
-    int fd = -1;
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
-// read(2) that retries on EINTR; throws InputError naming the file on an error.
-std::size_t read_some(int fd, char* into, std::size_t n, const std::filesystem::path& path) {
-    for (;;) {
-        ssize_t got = ::read(fd, into, n);
-        if (got >= 0) return static_cast<std::size_t>(got);
-        if (errno != EINTR) throw InputError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
-    }
-}
-
 // from_log reads this much of a log's head; the binary test the first 64 KiB.
 constexpr std::size_t kHeadBytes = 200000;
 constexpr std::size_t kPiece = std::size_t{1} << 20;
@@ -329,12 +312,7 @@ std::optional<std::string> bootlog_other_kind(std::string_view head, bool whole_
 std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path, const Engine* named,
                                               const std::function<bool(const Engine*)>& accept,
                                               const std::function<void(std::string_view, long long)>& each_line) {
-    std::error_code ec;
-    auto st = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(st)) throw InputError(fmt::format("{}: no such file", path.string()));
-    if (std::filesystem::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", path.string()));
-    Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (in.fd < 0) throw InputError(fmt::format("{}: cannot read ({})", path.string(), std::strerror(errno)));
+    util::InputFile in(path);
 
     // The buffer holds the unfinished last line of one piece and the next piece; it grows
     // only for a line longer than itself.
@@ -344,7 +322,7 @@ std::optional<BootLogScan> scan_boot_log_file(const std::filesystem::path& path,
     // Reads until the buffer holds `until` bytes or the file ends (a pipe gives less per read).
     auto fill = [&](std::size_t until) {
         while (!eof && len < until) {
-            std::size_t got = read_some(in.fd, buf.data() + len, buf.size() - len, path);
+            std::size_t got = in.read_some(buf.data() + len, buf.size() - len);
             if (got == 0) eof = true;
             len += got;
         }

@@ -9,6 +9,7 @@
 #include "series_read.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
 #include "util/text.hpp"
 
 #include <fmt/format.h>
@@ -186,20 +187,6 @@ void scan_blocks(const ReadSome& read_some, const std::string& source, Scanner& 
     if (have > 0) scanner.line(std::string_view(block.data(), have));
 }
 
-class Fd {
-public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
-
 }  // namespace
 
 const Engine* Series::named_engine() const { return engine_key ? &by_key(*engine_key) : nullptr; }
@@ -249,23 +236,9 @@ SeriesScan scan_text(std::string_view text, const std::string& source,
 SeriesScan scan_file(const fs::path& path, const std::function<void(const SeriesSample&)>& on_sample,
                      const Blocks& blocks) {
     const std::string source = path.string();
-    std::error_code ec;
-    auto st = fs::status(path, ec);
-    if (ec || !fs::exists(st)) throw InputError(fmt::format("{}: no such file", source));
-    if (fs::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", source));
-    Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) throw InputError(fmt::format("{}: cannot read ({})", source, std::strerror(errno)));
+    util::InputFile file(path);
     Scanner scanner(source, on_sample);
-    scan_blocks(
-        [&](char* into, std::size_t size) -> std::size_t {
-            for (;;) {
-                ssize_t n = ::read(fd.get(), into, size);
-                if (n >= 0) return static_cast<std::size_t>(n);
-                if (errno != EINTR)
-                    throw InputError(fmt::format("{}: read error ({})", source, std::strerror(errno)));
-            }
-        },
-        source, scanner, blocks);
+    scan_blocks([&](char* into, std::size_t size) { return file.read_some(into, size); }, source, scanner, blocks);
     if (!scanner.any_text()) throw InputError(fmt::format("{}: empty file", source));
     return scanner.finish();
 }

@@ -15,6 +15,23 @@ namespace inferlint::util {
 
 namespace fs = std::filesystem;
 
+InputFile::InputFile(const fs::path& path) : path_(path.string()) {
+    std::error_code ec;
+    auto st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) throw InputError(fmt::format("{}: no such file", path_));
+    if (fs::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", path_));
+    fd_ = UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd_.valid()) throw InputError(fmt::format("{}: cannot read ({})", path_, std::strerror(errno)));
+}
+
+std::size_t InputFile::read_some(char* into, std::size_t n) {
+    for (;;) {
+        ssize_t got = ::read(fd_.fd(), into, n);
+        if (got >= 0) return static_cast<std::size_t>(got);
+        if (errno != EINTR) throw InputError(fmt::format("{}: read error ({})", path_, std::strerror(errno)));
+    }
+}
+
 std::string read_file(const fs::path& path, AllowEmpty allow_empty, std::size_t max_bytes) {
     std::error_code ec;
     auto st = fs::status(path, ec);

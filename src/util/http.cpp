@@ -3,6 +3,7 @@
 #include "inferlint/util/http.hpp"
 
 #include "inferlint/util/error.hpp"
+#include "inferlint/util/fd.hpp"
 #include "http_internal.hpp"
 #include "http_text.hpp"
 #include "text.hpp"
@@ -45,32 +46,7 @@ Clock::duration span(double seconds) {
 }
 
 // Closes the socket on every path out of an exchange.
-class Socket {
-public:
-    Socket() = default;
-    explicit Socket(int fd) : fd_(fd) {}
-    Socket(Socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    Socket& operator=(Socket&& other) noexcept {
-        if (this != &other) {
-            close();
-            fd_ = std::exchange(other.fd_, -1);
-        }
-        return *this;
-    }
-    Socket(const Socket&) = delete;
-    Socket& operator=(const Socket&) = delete;
-    ~Socket() { close(); }
-    int fd() const { return fd_; }
-    bool valid() const { return fd_ >= 0; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    void close() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-    int fd_ = -1;
-};
+using Socket = UniqueFd;
 
 struct FreeAddrInfo {
     void operator()(addrinfo* a) const { ::freeaddrinfo(a); }
@@ -454,29 +430,6 @@ private:
 }  // namespace
 
 namespace http_detail {
-
-std::string cannot_connect(const Request& req) {
-    if (req.proxy)
-        return fmt::format("cannot connect to {}: its proxy {} does not answer (is http_proxy/https_proxy right, "
-                           "or should no_proxy name this host?)",
-                           req.url, req.proxy->where.str());
-    return fmt::format("cannot connect to {}: nothing answers there (is the server up, and is this its address "
-                       "and port?)",
-                       req.url);
-}
-
-std::string no_answer(const std::string& url, const HttpLimits& limits) {
-    return fmt::format("{}: no answer within {:g} s, or the connection was closed mid-answer", url, limits.read_s);
-}
-
-std::string no_complete_answer(const std::string& url, const HttpLimits& limits) {
-    return fmt::format("{}: no complete answer within {:g} s", url, limits.total_s.value_or(limits.read_s));
-}
-
-std::string too_big(const std::string& url, const HttpLimits& limits) {
-    return fmt::format("{}: the answer is larger than {} MiB; is this the server's address?", url,
-                       limits.max_body_bytes >> 20);
-}
 
 void KeptConnection::drop() {
     if (fd >= 0) ::close(fd);

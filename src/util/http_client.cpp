@@ -179,4 +179,32 @@ std::string HttpSession::get_text(const std::string& url, const HttpLimits& limi
     return body_of_2xx(get(url, limits), url);
 }
 
+// The messages both transports give (declared in http_internal.hpp).
+namespace http_detail {
+
+std::string cannot_connect(const Request& req) {
+    if (req.proxy)
+        return fmt::format("cannot connect to {}: its proxy {} does not answer (is http_proxy/https_proxy right, "
+                           "or should no_proxy name this host?)",
+                           req.url, req.proxy->where.str());
+    return fmt::format("cannot connect to {}: nothing answers there (is the server up, and is this its address "
+                       "and port?)",
+                       req.url);
+}
+
+std::string no_answer(const std::string& url, const HttpLimits& limits) {
+    return fmt::format("{}: no answer within {:g} s, or the connection was closed mid-answer", url, limits.read_s);
+}
+
+std::string no_complete_answer(const std::string& url, const HttpLimits& limits) {
+    return fmt::format("{}: no complete answer within {:g} s", url, limits.total_s.value_or(limits.read_s));
+}
+
+std::string too_big(const std::string& url, const HttpLimits& limits) {
+    return fmt::format("{}: the answer is larger than {} MiB; is this the server's address?", url,
+                       limits.max_body_bytes >> 20);
+}
+
+}  // namespace http_detail
+
 }  // namespace inferlint::util

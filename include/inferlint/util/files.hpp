@@ -2,6 +2,7 @@
 #pragma once
 
 #include "inferlint/util/error.hpp"
+#include "inferlint/util/fd.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -25,6 +26,20 @@ enum class AllowEmpty { no, yes };
 // unreadable, larger than max_bytes, or empty (unless allowed).
 std::string read_file(const std::filesystem::path& path, AllowEmpty allow_empty = AllowEmpty::no,
                       std::size_t max_bytes = std::size_t{4} << 30);
+
+// A file read in pieces, closed on every path out. Opening throws InputError naming the
+// path when it is missing, a folder, or cannot be opened.
+class InputFile {
+public:
+    explicit InputFile(const std::filesystem::path& path);
+    // Up to n bytes into `into`, 0 at the end (a pipe may give fewer); retries on EINTR,
+    // and throws InputError naming the file on a read error.
+    std::size_t read_some(char* into, std::size_t n);
+
+private:
+    std::string path_;
+    UniqueFd fd_;
+};
 
 // True when the text looks like binary junk (NUL bytes in its first 64 KiB).
 bool looks_binary(std::string_view text);
