@@ -69,6 +69,7 @@ bench: build
 	./bench/watch.sh $(BUILD) 20 0.02
 	./bench/compare.sh $(BUILD)
 	./bench/fleet.sh $(BUILD)
+	./bench/fleet_live.py $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

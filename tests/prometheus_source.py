@@ -395,6 +395,33 @@ def fleet_part(r: Run, prom: str, replicas: list[str], sims: list, tmp: pathlib.
         check(abs(by_run["window"]["start"] - t_b) < 1e-3 and abs(by_run["window"]["end"] - t_a) < 1e-3,
               f"--run takes the window from the folder's snapshots: {by_run['window']}")
 
+    # A fleet's run folder, laid out as `xray --url A --url B --url C` writes it: one folder
+    # per replica, named in results.json's plan. The window runs from the earliest replica's
+    # before to the latest one's after.
+    fleet_dir = tmp / "fleet-run-folder"
+    fleet_dir.mkdir()
+    folders = []
+    for i in range(len(replicas)):
+        sub = fleet_dir / f"replica-{i}"
+        sub.mkdir()
+        shutil.copy(before[i], sub / "before.snapshot.json")
+        shutil.copy(after[i], sub / "after.snapshot.json")
+        folders.append({"folder": sub.name, "url": f"http://{replicas[i]}"})
+    (fleet_dir / "results.json").write_text(json.dumps({"schema": "inferlint.xray/1", "plan": {"replicas": folders}}))
+    by_fleet = fleet_doc(r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(fleet_dir),
+                               "--json"), "--run on a fleet's folder")
+    if by_fleet:
+        starts = [json.loads(p.read_text())["t_wall"] for p in before]
+        ends = [json.loads(p.read_text())["t_wall"] for p in after]
+        check(abs(by_fleet["window"]["start"] - min(starts)) < 1e-3 and
+              abs(by_fleet["window"]["end"] - max(ends)) < 1e-3 and len(by_fleet["replicas"]) == len(replicas),
+              f"--run on a fleet's folder: from the earliest before to the latest after: {by_fleet['window']}")
+    (fleet_dir / "replica-1" / "after.snapshot.json").unlink()
+    no_after = r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(fleet_dir), "--json")
+    check(no_after.returncode == 2 and "replica-1: no before and after snapshots" in no_after.stderr and
+          no_after.stderr.count("\n") == 1,
+          f"--run on a fleet's folder with a replica's snapshot missing: one line, exit 2: {no_after.stderr!r}")
+
     page = tmp / "fleet.html"
     rep = r.cli("report", *win, "--requested", "12", "-o", str(page))
     html = page.read_text() if page.is_file() else ""

@@ -24,7 +24,7 @@ void add_fleet_options(CLI::App& app, FleetOptions& o) {
     app.add_option("--start", o.start, "with --prometheus: the window's start, Unix seconds or RFC 3339")->group(g);
     app.add_option("--end", o.end, "with --prometheus: the window's end, Unix seconds or RFC 3339")->group(g);
     app.add_option("--run", o.run,
-                   "with --prometheus: take the window from this xray run folder (its before and after snapshots)")
+                   "with --prometheus: take the window from this xray run folder (its before and after snapshots; for a fleet, its replicas' earliest and latest)")
         ->group(g);
     app.add_option("--step", o.step,
                    "with --prometheus: seconds between the gauges' samples (default: the targets' scrape interval)")
@@ -58,14 +58,23 @@ run::PromWindow window_of(const FleetOptions& o) {
     if (!o.run.empty()) {
         if (!o.start.empty() || !o.end.empty())
             throw InputError("--run takes the window from the run folder: give it or --start and --end, not both");
-        const run::RunFiles files = run::find_run_files(o.run);
-        if (!files.before || !files.after)
-            throw InputError(fmt::format("{}: no before and after snapshots to take the window from", o.run));
-        const Snapshot before = load_snapshot(*files.before), after = load_snapshot(*files.after);
-        if (!std::isfinite(before.t_wall) || !std::isfinite(after.t_wall))
-            throw InputError(fmt::format("{}: its snapshots carry no clock to take the window from", o.run));
-        w.start = before.t_wall;
-        w.end = after.t_wall;
+        // A fleet's run folder: from the earliest replica's before to the latest one's after.
+        std::vector<std::filesystem::path> folders = run::fleet_replica_folders(o.run);
+        if (folders.empty()) folders.push_back(o.run);
+        w.start = INFINITY;
+        w.end = -INFINITY;
+        for (const auto& folder : folders) {
+            const run::RunFiles files = run::find_run_files(folder);
+            if (!files.before || !files.after)
+                throw InputError(fmt::format("{}: no before and after snapshots to take the window from",
+                                             folder.string()));
+            const Snapshot before = load_snapshot(*files.before), after = load_snapshot(*files.after);
+            if (!std::isfinite(before.t_wall) || !std::isfinite(after.t_wall))
+                throw InputError(fmt::format("{}: its snapshots carry no clock to take the window from",
+                                             folder.string()));
+            w.start = std::min(w.start, before.t_wall);
+            w.end = std::max(w.end, after.t_wall);
+        }
         return w;
     }
     if (o.start.empty() || o.end.empty())
