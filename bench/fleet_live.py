@@ -12,14 +12,12 @@ usage: bench/fleet_live.py BUILD_DIR [REPLICAS]
 import json
 import os
 import pathlib
-import resource
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 import urllib.request
 
 
@@ -130,8 +128,6 @@ def main() -> int:
             print(f"fleet-live: series --prometheus --run: exit {sr.returncode}, {sw:.2f} s, peak RSS {sm:.1f} MB; "
                   f"{len(reps)} replicas, {sum(r['samples'] for r in reps):,} samples, "
                   f"{sum(len(r['gaps']) for r in reps)} gaps; fleet T8 {t8['status']}: {t8['message']}")
-            for r in reps[:3]:
-                print(f"fleet-live:   {r['replica']}: {r['samples']} samples, gaps {r['gaps']}")
             ok = len(reps) == n and len(dirs) >= n and page > 0
             return 0 if ok else 1
         finally:
