@@ -35,6 +35,26 @@ void sleep_s(double s) {
     if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
 }
 
+// The engine's steps keep its model's pace: each is due one step after the last one was, so
+// a late wake-up (a loaded machine's scheduler) is made up by the steps after it instead of
+// adding up over a run. At most kMaxLateS of lateness is carried: after a stall (SIGSTOP, a
+// machine busy for seconds) the engine goes on from where it is, without a burst.
+constexpr double kMaxLateS = 0.05;
+
+struct StepClock {
+    double due = 0;  // when the running step is due; 0 when the engine was idle
+
+    void run(double step) {
+        const double now = mono_s();
+        const double start = due > 0 ? std::max(due, now - kMaxLateS) : now;
+        due = start + step;
+        if (due > now)
+            std::this_thread::sleep_until(std::chrono::steady_clock::time_point(
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(due))));
+    }
+    void idle() { due = 0; }
+};
+
 // KV memory as vLLM would report it for a Qwen3-8B-like model (144 KiB per token at
 // 16 bits, half that in FP8).
 double kv_gib(const ServeConfig& cfg) {
@@ -77,6 +97,7 @@ double kv_gib(const ServeConfig& cfg) {
         sh.core_ready = true;
     }
     double orphan_since = 0;
+    StepClock clock;
     while (!g_core_stop) {
         if (getppid() != api_pid) {
             if (orphan_since == 0) orphan_since = mono_s();
@@ -90,6 +111,7 @@ double kv_gib(const ServeConfig& cfg) {
             if (!crash) {
                 step = schedule(sh, state, mono_s());
                 if (step < 0) {
+                    clock.idle();
                     wait_for(sh, sh.work, 0.05);
                     continue;
                 }
@@ -99,7 +121,7 @@ double kv_gib(const ServeConfig& cfg) {
             log_engine_fatal(pid);
             _exit(1);
         }
-        sleep_s(step);
+        clock.run(step);
         Lock l(sh);
         complete_step(sh, state, mono_s());
         pthread_cond_broadcast(&sh.progress);
