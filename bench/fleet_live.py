@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 
@@ -128,6 +129,15 @@ def main() -> int:
             print(f"fleet-live: series --prometheus --run: exit {sr.returncode}, {sw:.2f} s, peak RSS {sm:.1f} MB; "
                   f"{len(reps)} replicas, {sum(r['samples'] for r in reps):,} samples, "
                   f"{sum(len(r['gaps']) for r in reps)} gaps; fleet T8 {t8['status']}: {t8['message']}")
+            # Each replica's own peak over the scrapes in the window (xray's probe, 8 at once on
+            # each replica, comes just before it): the fleet's peak can't be above their sum.
+            w = sdoc["window"]
+            q = urllib.parse.urlencode({"query": 'max_over_time(vllm:num_requests_running{job="vllm"}[%dms])'
+                                        % int((w["end"] - w["start"]) * 1000), "time": f"{w['end']:.3f}"})
+            peaks = json.load(urllib.request.urlopen(f"{url}/api/v1/query?{q}", timeout=10))["data"]["result"]
+            per = sorted(float(x["value"][1]) for x in peaks)
+            print(f"fleet-live: each replica's peak running in the window (max_over_time): {len(per)} replicas, "
+                  f"sum {sum(per):g}, from {per[0] if per else 0:g} to {per[-1] if per else 0:g}")
             ok = len(reps) == n and len(dirs) >= n and page > 0
             return 0 if ok else 1
         finally:

@@ -383,6 +383,24 @@ def fleet_part(r: Run, prom: str, replicas: list[str], sims: list, tmp: pathlib.
               f"agrees with a 50 ms direct recording ({d14['status']}, "
               f"{d14['evidence'].get('inferred_usable_blocks')}) where it decides")
 
+    # A window that starts just after replica 0's last busy scrape: a query_range step holds
+    # the last scrape at or before it, so the window's first step would carry that busy
+    # reading from before the window. It is left out: in the window the replica ran nothing.
+    q = urllib.parse.quote('vllm:num_requests_running{instance="%s"}[%ds]' % (replicas[0], int(t1 - t0) + 5))
+    raw = get_json(f"{prom}/api/v1/query?query={q}&time={t1:.3f}")["data"]["result"]
+    busy = [float(t) for t, v in (raw[0]["values"] if raw else []) if float(v) >= 1]
+    check(bool(busy), f"replica 0 ran requests in Prometheus's samples: {len(busy)} busy")
+    if busy:
+        ws, we = busy[-1] + 0.001, busy[-1] + 2.0
+        late = r.cli("series", "--prometheus", prom, "--match", '{instance="%s"}' % replicas[0],
+                     "--start", f"{ws:.3f}", "--end", f"{we:.3f}", "--requested", "1", "--json")
+        d = fleet_doc(late, "series over a window after the last busy scrape")
+        if d:
+            t8 = result_of(d["fleet"]["results"], "T8")
+            check(d["replicas"][0]["samples"] >= 4 and t8["evidence"]["peak_running"] == 0,
+                  f"a scrape from before the window is not in it: {d['replicas'][0]['samples']} samples, T8 "
+                  f"{t8['status']}: {t8['message']}")
+
     run_dir = tmp / "run-folder"
     run_dir.mkdir()
     shutil.copy(before[0], run_dir / "before.snapshot.json")

@@ -147,18 +147,44 @@ void fleet_gauges(const PromSource& src, const std::string& inner, FleetWindow& 
     }
     std::string alt;
     for (const auto& n : names) alt += (alt.empty() ? "" : "|") + n;
-    const parse::PromAnswer got = prom_range(src, "{" + inner_with(inner, "__name__=~\"" + alt + "\"") + "}",
-                                             f.window.start, f.window.end, f.step_s, series_hint);
+    const std::string selector = "{" + inner_with(inner, "__name__=~\"" + alt + "\"") + "}";
+    const parse::PromAnswer got = prom_range(src, selector, f.window.start, f.window.end, f.step_s, series_hint);
+    // A step's value is the replica's last scrape at or before it, so the steps before a
+    // replica's first scrape in the window hold one from before it (the load's warm-up,
+    // xray's probe). Those steps are left out, as a gap: what a replica did before the
+    // window is not in it. The raw samples of the running gauge over the window's first
+    // lookback (Prometheus's default 5 minutes; no step after it holds an older scrape)
+    // tell when each replica's first scrape in the window was.
+    const double head_s = std::min(f.window.end - f.window.start, 300.0);
+    const long long head_ms = std::max<long long>(1, std::llround(head_s * 1000.0));
+    const parse::PromAnswer head = prom_instant(
+        src,
+        fmt::format("{{{}}}[{}ms]", inner_with(inner, "__name__=\"" + engine.metrics.running + "\""), head_ms),
+        f.window.start + static_cast<double>(head_ms) / 1000.0);
+    const long long start_ms = std::llround(f.window.start * 1000.0);
+    std::map<std::string, long long> first_in;  // replica -> its first scrape in the window (ms)
+    for (const auto& s : head.series)
+        for (const auto& x : s.samples)
+            if (const long long ms = std::llround(x.t * 1000.0); ms >= start_ms) {
+                auto [it, fresh] = first_in.try_emplace(label_of(s.labels, f.replica_key), ms);
+                if (!fresh) it->second = std::min(it->second, ms);
+            }
+    const long long head_end_ms = start_ms + head_ms;
     const std::string base = util::normalise_base_url(src.url);
     // replica -> time (ms) -> its samples then
     std::map<std::string, std::map<long long, std::vector<prom::Sample>>> at;
     for (const auto& s : got.series) {
         const std::string replica = label_of(s.labels, f.replica_key);
+        const auto first = first_in.find(replica);
+        const long long first_ms = first != first_in.end() ? first->second : head_end_ms + 1;
         prom::Labels labels;
         for (const auto& [k, v] : s.labels)
             if (k != "__name__" && k != "job" && k != "instance" && k != f.replica_key) labels.emplace_back(k, v);
-        for (const auto& x : s.samples)
-            at[replica][std::llround(x.t * 1000.0)].push_back(prom::Sample{s.name(), labels, x.value});
+        for (const auto& x : s.samples) {
+            const long long ms = std::llround(x.t * 1000.0);
+            if (ms < first_ms) continue;
+            at[replica][ms].push_back(prom::Sample{s.name(), labels, x.value});
+        }
     }
     for (auto& r : f.replicas) {
         const std::string url = fmt::format("{}#{}={}", base, f.replica_key, r.name);
@@ -280,7 +306,9 @@ FleetWindow read_fleet_window(const PromSource& src, const PromWindow& window, s
 std::vector<std::pair<double, double>> series_gaps(const Series& series, const PromWindow& window, double step_s) {
     std::vector<std::pair<double, double>> gaps;
     const double slack = 1.5 * step_s;
-    double last = window.start - step_s;
+    // The first scrape in the window comes up to a step after its start (the window's first
+    // steps may hold one from before it, left out): a gap is more than 1.5 steps without one.
+    double last = window.start;
     for (const auto& x : series.samples) {
         if (x.t_wall - last > slack) gaps.emplace_back(std::max(last, window.start), x.t_wall);
         last = x.t_wall;
