@@ -426,19 +426,35 @@ def fleet_part(r: Run, prom: str, replicas: list[str], sims: list, tmp: pathlib.
         shutil.copy(after[i], sub / "after.snapshot.json")
         folders.append({"folder": sub.name, "url": f"http://{replicas[i]}"})
     (fleet_dir / "results.json").write_text(json.dumps({"schema": "inferlint.xray/1", "plan": {"replicas": folders}}))
+    starts = [json.loads(p.read_text())["t_wall"] for p in before]
+    ends = [json.loads(p.read_text())["t_wall"] for p in after]
     by_fleet = fleet_doc(r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(fleet_dir),
                                "--json"), "--run on a fleet's folder")
     if by_fleet:
-        starts = [json.loads(p.read_text())["t_wall"] for p in before]
-        ends = [json.loads(p.read_text())["t_wall"] for p in after]
         check(abs(by_fleet["window"]["start"] - min(starts)) < 1e-3 and
               abs(by_fleet["window"]["end"] - max(ends)) < 1e-3 and len(by_fleet["replicas"]) == len(replicas),
               f"--run on a fleet's folder: from the earliest before to the latest after: {by_fleet['window']}")
-    (fleet_dir / "replica-1" / "after.snapshot.json").unlink()
-    no_after = r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(fleet_dir), "--json")
-    check(no_after.returncode == 2 and "replica-1: no before and after snapshots" in no_after.stderr and
-          no_after.stderr.count("\n") == 1,
-          f"--run on a fleet's folder with a replica's snapshot missing: one line, exit 2: {no_after.stderr!r}")
+    # A replica killed mid-run has no after snapshot: the window is the others', and the
+    # replica is still read from Prometheus. The one taken away is the one whose after
+    # snapshot was the latest, so the window's end moves.
+    last = max(range(len(replicas)), key=lambda i: ends[i])
+    others = [i for i in range(len(replicas)) if i != last]
+    (fleet_dir / f"replica-{last}" / "after.snapshot.json").unlink()
+    no_after = fleet_doc(r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(fleet_dir),
+                               "--json"), "--run on a fleet's folder with a replica's after snapshot missing")
+    if no_after:
+        check(abs(no_after["window"]["end"] - max(ends[i] for i in others)) < 1e-3 and
+              ends[last] > max(ends[i] for i in others) and
+              abs(no_after["window"]["start"] - min(starts[i] for i in others)) < 1e-3 and
+              len(no_after["replicas"]) == len(replicas),
+              f"--run with replica {last}'s after snapshot missing: the others' window, every replica read: "
+              f"{no_after['window']}, {len(no_after['replicas'])} replicas")
+    for i in others:
+        (fleet_dir / f"replica-{i}" / "after.snapshot.json").unlink()
+    none = r.cli("preemption", "--prometheus", prom, "--match", fleet, "--run", str(fleet_dir), "--json")
+    check(none.returncode == 2 and "no replica has before and after snapshots" in none.stderr and
+          str(fleet_dir) in none.stderr and none.stderr.count("\n") == 1 and not none.stdout.strip(),
+          f"--run on a fleet's folder where no replica has both snapshots: one line, exit 2: {none.stderr!r}")
 
     page = tmp / "fleet.html"
     rep = r.cli("report", *win, "--requested", "12", "-o", str(page))

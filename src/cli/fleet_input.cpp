@@ -58,16 +58,21 @@ run::PromWindow window_of(const FleetOptions& o) {
     if (!o.run.empty()) {
         if (!o.start.empty() || !o.end.empty())
             throw InputError("--run takes the window from the run folder: give it or --start and --end, not both");
-        // A fleet's run folder: from the earliest replica's before to the latest one's after.
-        std::vector<std::filesystem::path> folders = run::fleet_replica_folders(o.run);
-        if (folders.empty()) folders.push_back(o.run);
+        // A fleet's run folder: from the earliest replica's before to the latest one's after,
+        // over the replicas that have both (one killed mid-run has no after snapshot: its
+        // share of the window is what Prometheus kept of it, and its verdicts say so).
+        const std::vector<std::filesystem::path> replicas = run::fleet_replica_folders(o.run);
+        const std::vector<std::filesystem::path> folders =
+            replicas.empty() ? std::vector<std::filesystem::path>{o.run} : replicas;
         w.start = INFINITY;
         w.end = -INFINITY;
+        std::string lacking;
         for (const auto& folder : folders) {
             const run::RunFiles files = run::find_run_files(folder);
-            if (!files.before || !files.after)
-                throw InputError(fmt::format("{}: no before and after snapshots to take the window from",
-                                             folder.string()));
+            if (!files.before || !files.after) {
+                if (lacking.empty()) lacking = folder.string();
+                continue;
+            }
             const Snapshot before = load_snapshot(*files.before), after = load_snapshot(*files.after);
             if (!std::isfinite(before.t_wall) || !std::isfinite(after.t_wall))
                 throw InputError(fmt::format("{}: its snapshots carry no clock to take the window from",
@@ -75,6 +80,12 @@ run::PromWindow window_of(const FleetOptions& o) {
             w.start = std::min(w.start, before.t_wall);
             w.end = std::max(w.end, after.t_wall);
         }
+        if (!std::isfinite(w.start))
+            throw InputError(replicas.empty() || folders.size() == 1
+                                 ? fmt::format("{}: no before and after snapshots to take the window from", lacking)
+                                 : fmt::format("{}: no replica has before and after snapshots to take the window from "
+                                               "(the first without: {})",
+                                               o.run, lacking));
         return w;
     }
     if (o.start.empty() || o.end.empty())
