@@ -159,7 +159,9 @@ void fleet_gauges(const PromSource& src, const std::string& inner, FleetWindow& 
     const long long head_ms = std::max<long long>(1, std::llround(head_s * 1000.0));
     const parse::PromAnswer head = prom_instant(
         src,
-        fmt::format("{{{}}}[{}ms]", inner_with(inner, "__name__=\"" + engine.metrics.running + "\""), head_ms),
+        // One millisecond more than the head: a scrape at the window's very start is in it
+        // (a range leaves out its own start in Prometheus 3).
+        fmt::format("{{{}}}[{}ms]", inner_with(inner, "__name__=\"" + engine.metrics.running + "\""), head_ms + 1),
         f.window.start + static_cast<double>(head_ms) / 1000.0);
     const long long start_ms = std::llround(f.window.start * 1000.0);
     std::map<std::string, long long> first_in;  // replica -> its first scrape in the window (ms)
