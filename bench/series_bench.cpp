@@ -1,7 +1,9 @@
 // `inferlint series` and `report` on a generated recording of a long run: 1,000,000
 // samples (about 200 MB) by default, each beside its yardstick in the same run: series
-// beside `wc -l` of the same file (target: within 3x, peak memory at most 32 MB), report
-// beside series (target: within 2x, peak memory at most 64 MB, page at most 3 MB). The
+// beside `wc -l` of the same file (target: within 3x, peak memory at most 32 MB) and beside
+// a floor, a byte loop in this process that checks each line's JSON shape and converts no
+// number (what any reader of the format costs before it reads a value); report beside
+// series (target: within 2x, peak memory at most 64 MB, page at most 3 MB). The
 // Python tool too, where it is installed (inferlint-py on PATH, or INFERLINT_PY). Prints
 // figures; never fails on them (timing is no test).
 //
@@ -15,8 +17,11 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +101,75 @@ std::string python_tool() {
 
 double mib(long kib) { return static_cast<double>(kib) / 1024.0; }
 
+// A JSON number's syntax at p (not its value): moves p past it, false if there is none.
+bool skip_json_number(const char*& p, const char* end) {
+    const char* q = p;
+    auto digits = [&] {
+        const char* d = q;
+        while (q < end && *q >= '0' && *q <= '9') ++q;
+        return q > d;
+    };
+    if (q < end && *q == '-') ++q;
+    if (q < end && *q == '0') ++q;
+    else if (!digits()) return false;
+    if (q < end && *q == '.' && (++q, !digits())) return false;
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        ++q;
+        if (q < end && (*q == '+' || *q == '-')) ++q;
+        if (!digits()) return false;
+    }
+    p = q;
+    return true;
+}
+
+// One sample line's shape: {"key": number-or-null, ...}, values converted to nothing.
+bool line_shape(const char* p, const char* end) {
+    auto spaces = [&] { while (p < end && *p == ' ') ++p; };
+    if (p >= end || *p++ != '{') return false;
+    for (;;) {
+        spaces();
+        if (p >= end || *p++ != '"') return false;
+        while (p < end && *p != '"' && *p != '\\') ++p;
+        if (p >= end || *p++ != '"') return false;
+        spaces();
+        if (p >= end || *p++ != ':') return false;
+        spaces();
+        if (end - p >= 4 && std::memcmp(p, "null", 4) == 0) p += 4;
+        else if (!skip_json_number(p, end)) return false;
+        spaces();
+        if (p < end && *p == ',') { ++p; continue; }
+        return p < end && *p == '}';
+    }
+}
+
+// The floor under any reader of this format on this machine: the file read in 1 MiB
+// pieces and each line's JSON shape checked byte by byte, with no number converted and
+// nothing kept. Returns the wall seconds; `shaped` counts the lines of that shape.
+double shape_scan(const fs::path& file, long long& shaped) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::FILE* f = std::fopen(file.c_str(), "rb");
+    if (!f) throw std::runtime_error(file.string() + ": cannot open");
+    std::vector<char> buf(1 << 20);
+    std::size_t have = 0;
+    shaped = 0;
+    for (;;) {
+        const std::size_t n = std::fread(buf.data() + have, 1, buf.size() - have, f);
+        if (n == 0) break;
+        have += n;
+        const char* line = buf.data();
+        const char* end = buf.data() + have;
+        while (const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)))) {
+            shaped += line_shape(line, nl);
+            line = nl + 1;
+        }
+        have = static_cast<std::size_t>(end - line);
+        std::memmove(buf.data(), line, have);
+        if (have == buf.size()) buf.resize(buf.size() * 2);  // a line longer than the piece
+    }
+    std::fclose(f);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 ChildRun run_child(const std::string& binary, const std::vector<std::string>& args) {
     std::fflush(stdout);  // or the child would print what is still buffered here
     auto t0 = std::chrono::steady_clock::now();
@@ -150,6 +224,12 @@ int main(int argc, char** argv) {
                    mb, best.wall_s, mb / best.wall_s, best.cpu_s, mib(best.peak_rss_kib));
         fmt::print("series: yardstick wc -l on the same file: {:.3f} s wall; ratio {:.1f}x (target <= 3)\n", wc.wall_s,
                    best.wall_s / wc.wall_s);
+        long long shaped = 0;
+        double floor_s = shape_scan(file, shaped);
+        for (int i = 0; i < 2; ++i) floor_s = std::min(floor_s, shape_scan(file, shaped));
+        fmt::print("series: floor, each line's JSON shape checked byte by byte with no number converted ({} lines): "
+                   "{:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
+                   shaped, floor_s, floor_s / wc.wall_s, best.wall_s / floor_s);
         // The report on the same recording: a page for a long run must stay small.
         const fs::path page = fs::path(file).replace_extension(".html");
         ChildRun rep = best_of_3(binary, {"report", "-o", page.string(), "--series", file.string(), "--requested", "32"});
