@@ -81,7 +81,7 @@ run::PromWindow window_of(const FleetOptions& o) {
             w.end = std::max(w.end, after.t_wall);
         }
         if (!std::isfinite(w.start))
-            throw InputError(replicas.empty() || folders.size() == 1
+            throw InputError(folders.size() == 1
                                  ? fmt::format("{}: no before and after snapshots to take the window from", lacking)
                                  : fmt::format("{}: no replica has before and after snapshots to take the window from "
                                                "(the first without: {})",

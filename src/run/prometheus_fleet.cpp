@@ -25,13 +25,6 @@ std::string label_of(const std::map<std::string, std::string>& labels, const std
     return it == labels.end() ? std::string() : it->second;
 }
 
-// The selector's matchers with more of them, inside braces: prom_with without the braces' doubling.
-std::string inner_with(const std::string& inner, const std::string& more) {
-    if (inner.empty()) return more;
-    if (more.empty()) return inner;
-    return more + "," + inner;
-}
-
 // Every replica's scrape at or before `at`: its snapshot, or why there is none.
 void fleet_scrapes_at(const PromSource& src, const std::string& inner, FleetWindow& f, double at, bool end) {
     const std::string& key = f.replica_key;
@@ -42,7 +35,7 @@ void fleet_scrapes_at(const PromSource& src, const std::string& inner, FleetWind
         return out;
     };
     const parse::PromAnswer all =
-        prom_instant(src, "{" + inner_with(inner, R"(job=~".+",__name__!~"up|scrape_.+")") + "}", at);
+        prom_instant(src, prom_with(inner, R"(job=~".+",__name__!~"up|scrape_.+")"), at);
     const parse::PromAnswer up = prom_instant(src, "up" + prom_with(inner, ""), at);
     const parse::PromAnswer up_t = prom_instant(src, "timestamp(up" + prom_with(inner, "") + ")", at);
     const parse::PromAnswer took = prom_instant(src, "scrape_duration_seconds" + prom_with(inner, ""), at);
@@ -147,7 +140,7 @@ void fleet_gauges(const PromSource& src, const std::string& inner, FleetWindow& 
     }
     std::string alt;
     for (const auto& n : names) alt += (alt.empty() ? "" : "|") + n;
-    const std::string selector = "{" + inner_with(inner, "__name__=~\"" + alt + "\"") + "}";
+    const std::string selector = prom_with(inner, "__name__=~\"" + alt + "\"");
     const parse::PromAnswer got = prom_range(src, selector, f.window.start, f.window.end, f.step_s, series_hint);
     // A step's value is the replica's last scrape at or before it, so the steps before a
     // replica's first scrape in the window hold one from before it (the load's warm-up,
@@ -157,12 +150,11 @@ void fleet_gauges(const PromSource& src, const std::string& inner, FleetWindow& 
     // tell when each replica's first scrape in the window was.
     const double head_s = std::min(f.window.end - f.window.start, 300.0);
     const long long head_ms = std::max<long long>(1, std::llround(head_s * 1000.0));
-    const parse::PromAnswer head = prom_instant(
-        src,
-        // One millisecond more than the head: a scrape at the window's very start is in it
-        // (a range leaves out its own start in Prometheus 3).
-        fmt::format("{{{}}}[{}ms]", inner_with(inner, "__name__=\"" + engine.metrics.running + "\""), head_ms + 1),
-        f.window.start + static_cast<double>(head_ms) / 1000.0);
+    // One millisecond more than the head: a scrape at the window's very start is in it (a
+    // range leaves out its own start in Prometheus 3).
+    const parse::PromAnswer head =
+        prom_instant(src, fmt::format("{}{}[{}ms]", engine.metrics.running, prom_with(inner, ""), head_ms + 1),
+                     f.window.start + static_cast<double>(head_ms) / 1000.0);
     const long long start_ms = std::llround(f.window.start * 1000.0);
     std::map<std::string, long long> first_in;  // replica -> its first scrape in the window (ms)
     for (const auto& s : head.series)
@@ -236,7 +228,7 @@ FleetWindow read_fleet_window(const PromSource& src, const PromWindow& window, s
     f.selector = src.selector.empty() ? std::string("{}") : src.selector;
     f.window = window;
     // Which series, replicas and engine: /api/v1/series over the window.
-    const std::string match = "{" + inner_with(inner, R"(__name__=~"(vllm:|sglang:|trtllm_).+")") + "}";
+    const std::string match = prom_with(inner, R"(__name__=~"(vllm:|sglang:|trtllm_).+")");
     std::vector<std::string> warnings;
     const std::string what = "series " + match;
     const std::string body = prom_get(src,
