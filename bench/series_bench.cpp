@@ -1,8 +1,10 @@
 // `inferlint series` and `report` on a generated recording of a long run: 1,000,000
 // samples (about 200 MB) by default, each beside its yardstick in the same run: series
 // beside `wc -l` of the same file (target: within 3x, peak memory at most 32 MB) and beside
-// a floor, a byte loop in this process that checks each line's JSON shape and converts no
-// number (what any reader of the format costs before it reads a value); report beside
+// two floors: a byte loop in this process that checks each line's JSON shape and converts
+// no number (what any reader of the format costs before it reads a value), and simdjson
+// On-Demand reading every value and doing nothing else, on one thread and on as many as
+// inferlint reads a large file with (what the reader the issue asks for costs); report beside
 // series (target: within 2x, peak memory at most 64 MB, page at most 3 MB). The
 // Python tool too, where it is installed (inferlint-py on PATH, or INFERLINT_PY). Prints
 // figures; never fails on them (timing is no test).
@@ -12,7 +14,9 @@
 #include "inferlint/parse/series.hpp"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cmath>
@@ -21,7 +25,9 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,6 +176,74 @@ double shape_scan(const fs::path& file, long long& shaped) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// simdjson's own cost on this file: bytes [from, to) (whole lines) read in 1 MiB pieces,
+// each piece's lines one document stream, every value read as a double and added up;
+// nothing checked, nothing kept. Returns how many documents it read.
+long long simdjson_values(int fd, std::uint64_t from, std::uint64_t to, double& sum) {
+    namespace od = simdjson::ondemand;
+    constexpr std::size_t piece = std::size_t{1} << 20;
+    std::vector<char> buf(2 * piece + simdjson::SIMDJSON_PADDING);
+    od::parser parser;
+    long long docs = 0;
+    std::size_t have = 0;
+    while (from < to) {
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece, to - from));
+        const ssize_t got = ::pread(fd, buf.data() + have, want, static_cast<off_t>(from));
+        if (got <= 0) break;
+        from += static_cast<std::uint64_t>(got);
+        const std::size_t end = have + static_cast<std::size_t>(got);
+        const char* last = static_cast<const char*>(::memrchr(buf.data(), '\n', end));
+        const std::size_t whole = last != nullptr ? static_cast<std::size_t>(last + 1 - buf.data()) : 0;
+        std::memset(buf.data() + end, 0, simdjson::SIMDJSON_PADDING);
+        od::document_stream stream;
+        if (whole > 0 && !parser.iterate_many(buf.data(), whole, 2 * piece).get(stream)) {
+            for (auto doc : stream) {
+                od::document_reference ref;
+                od::object object;
+                if (std::move(doc).get(ref) || ref.get_object().get(object)) continue;
+                for (auto field : object) {
+                    double v = 0;
+                    if (!field.value().get_double().get(v)) sum += v;
+                }
+                ++docs;
+            }
+        }
+        have = end - whole;
+        std::memmove(buf.data(), buf.data() + whole, have);
+    }
+    return docs;
+}
+
+// The file in `threads` ranges of whole lines, each read by simdjson_values on a thread of
+// its own. Returns the wall seconds.
+double simdjson_floor(const fs::path& file, int threads, long long& docs) {
+    auto t0 = std::chrono::steady_clock::now();
+    const int fd = ::open(file.c_str(), O_RDONLY);
+    if (fd < 0) throw std::runtime_error(file.string() + ": cannot open");
+    const std::uint64_t size = fs::file_size(file);
+    std::vector<std::uint64_t> cuts{0};
+    for (int t = 1; t < threads; ++t) {  // each cut just after a newline
+        std::uint64_t at = size * static_cast<std::uint64_t>(t) / static_cast<std::uint64_t>(threads);
+        char c = 0;
+        while (at < size && ::pread(fd, &c, 1, static_cast<off_t>(at)) == 1 && c != '\n') ++at;
+        cuts.push_back(std::min(at + 1, size));
+    }
+    cuts.push_back(size);
+    std::vector<long long> counts(static_cast<std::size_t>(threads));
+    std::vector<double> sums(static_cast<std::size_t>(threads));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            const auto i = static_cast<std::size_t>(t);
+            counts[i] = simdjson_values(fd, cuts[i], cuts[i + 1], sums[i]);
+        });
+    for (auto& th : pool) th.join();
+    ::close(fd);
+    docs = 0;
+    for (long long c : counts) docs += c;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 ChildRun run_child(const std::string& binary, const std::vector<std::string>& args) {
     std::fflush(stdout);  // or the child would print what is still buffered here
     auto t0 = std::chrono::steady_clock::now();
@@ -230,6 +304,17 @@ int main(int argc, char** argv) {
         fmt::print("series: floor, each line's JSON shape checked byte by byte with no number converted ({} lines): "
                    "{:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
                    shaped, floor_s, floor_s / wc.wall_s, best.wall_s / floor_s);
+        // simdjson itself, on one thread and on as many as inferlint reads with.
+        const int cpus = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
+        for (int threads : {1, cpus}) {
+            long long docs = 0;
+            double best_s = simdjson_floor(file, threads, docs);
+            for (int i = 0; i < 2; ++i) best_s = std::min(best_s, simdjson_floor(file, threads, docs));
+            fmt::print("series: simdjson floor, every value read as a number by simdjson On-Demand and nothing else, "
+                       "{} thread{} ({} documents): {:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
+                       threads, threads == 1 ? "" : "s", docs, best_s, best_s / wc.wall_s, best.wall_s / best_s);
+            if (cpus == 1) break;
+        }
         // The report on the same recording: a page for a long run must stay small.
         const fs::path page = fs::path(file).replace_extension(".html");
         ChildRun rep = best_of_3(binary, {"report", "-o", page.string(), "--series", file.string(), "--requested", "32"});

@@ -28,6 +28,12 @@ struct Blocks {
     std::size_t block_bytes = kBlockBytes;
     std::size_t probe_bytes = kProbeBytes;  // smaller only in tests: what is binary changes
     Lines lines = Lines::streamed;
+    // The threads that read blocks' lines (each a block of its own; one folds them, in
+    // file order, so what is read is the same on any number). 0: for scan_file, the
+    // machine's CPUs (up to 4) on a regular file of at least 4 blocks, else 1; for
+    // scan_text, 1. Above 1, the input is read by position (a block's lines are those that
+    // start in it), not in one pass.
+    int threads = 0;
 };
 
 SeriesScan scan_file(const std::filesystem::path& path, const std::function<void(const SeriesSample&)>& on_sample,

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace inferlint::util {
@@ -30,6 +31,25 @@ std::size_t InputFile::read_some(char* into, std::size_t n) {
         if (got >= 0) return static_cast<std::size_t>(got);
         if (errno != EINTR) throw InputError(fmt::format("{}: read error ({})", path_, std::strerror(errno)));
     }
+}
+
+std::size_t InputFile::read_at(char* into, std::size_t n, std::uint64_t offset) {
+    std::size_t done = 0;
+    while (done < n) {
+        ssize_t got = ::pread(fd_.fd(), into + done, n - done, static_cast<off_t>(offset + done));
+        if (got == 0) break;
+        if (got > 0) {
+            done += static_cast<std::size_t>(got);
+            continue;
+        }
+        if (errno != EINTR) throw InputError(fmt::format("{}: read error ({})", path_, std::strerror(errno)));
+    }
+    return done;
+}
+
+bool InputFile::regular() const {
+    struct stat st {};
+    return ::fstat(fd_.fd(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 std::string read_file(const fs::path& path, AllowEmpty allow_empty, std::size_t max_bytes) {

@@ -1,6 +1,7 @@
 // A whole recording, header and samples, as `series` and `report` read it. It must read
-// the same in blocks of any size, and with or without the document stream over a block
-// (parse/series_read.hpp): a difference is a crash.
+// the same in blocks of any size, with or without the document stream over a block, and
+// read in one pass or by position on two threads (parse/series_read.hpp): a difference is
+// a crash.
 #include "fuzz_common.hpp"
 #include "inferlint/parse/series.hpp"
 #include "parse/json_walk.hpp"
@@ -56,7 +57,8 @@ inline int one_series_file(const std::uint8_t* data, std::size_t size) {
     const std::string whole = series_reading(text, {.probe_bytes = probe});
     if (series_reading(text, {.block_bytes = small, .probe_bytes = probe}) != whole ||
         series_reading(text, {.block_bytes = small, .probe_bytes = probe, .lines = Lines::alone}) != whole ||
-        series_reading(text, {.probe_bytes = probe, .lines = Lines::alone}) != whole)
+        series_reading(text, {.probe_bytes = probe, .lines = Lines::alone}) != whole ||
+        series_reading(text, {.block_bytes = small, .probe_bytes = probe, .threads = 2}) != whole)
         std::abort();
     return 0;
 }

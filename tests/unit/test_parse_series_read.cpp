@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 #include <unistd.h>
 
@@ -54,9 +55,10 @@ std::string blocks_reading(const std::function<SeriesScan(const std::function<vo
 }
 
 std::string read_in_blocks(const std::string& text, std::size_t block_bytes = series_read::kBlockBytes,
-                      series_read::Lines lines = series_read::Lines::streamed) {
+                           series_read::Lines lines = series_read::Lines::streamed, int threads = 1) {
     return blocks_reading([&](const auto& on_sample) {
-        return series_read::scan_text(text, "mem", on_sample, {.block_bytes = block_bytes, .lines = lines});
+        return series_read::scan_text(text, "mem", on_sample,
+                                      {.block_bytes = block_bytes, .lines = lines, .threads = threads});
     });
 }
 
@@ -69,6 +71,13 @@ std::string same_in_every_block(const std::string& text) {
             CHECK(read_in_blocks(text, block, lines) == expected);
         }
     CHECK(read_in_blocks(text, series_read::kBlockBytes, series_read::Lines::alone) == expected);
+    // By position on several threads: each block reads the lines that start in it.
+    for (std::size_t block : {std::size_t{64}, std::size_t{100}, std::size_t{4096}, std::size_t{65536}})
+        for (int threads : {2, 3}) {
+            INFO("block " << block << ", " << threads << " threads");
+            CHECK(read_in_blocks(text, block, series_read::Lines::streamed, threads) == expected);
+        }
+    CHECK(read_in_blocks(text, 64, series_read::Lines::alone, 2) == expected);
     return expected;
 }
 
@@ -172,13 +181,81 @@ TEST_CASE("series blocks: the file reader reads in the same blocks", "[series][p
     std::string text = blocks_recording(900, "\r\n") + R"({"t_wall": 9.5, "runn)";
     util::write_file(path, text);
     const std::string expected = read_in_blocks(text);
-    for (std::size_t block : {std::size_t{1}, std::size_t{100}, series_read::kBlockBytes}) {
-        INFO("block " << block);
-        auto scan = [&](const auto& on_sample) {
-            return series_read::scan_file(path, on_sample, {.block_bytes = block});
-        };
-        CHECK(blocks_reading(scan) == expected);
-    }
+    for (std::size_t block : {std::size_t{1}, std::size_t{100}, std::size_t{4096}, series_read::kBlockBytes})
+        for (int threads : {0, 1, 2}) {
+            if (block == 1 && threads != 1) continue;  // a thread's turn a byte: slow, and read below
+            INFO("block " << block << ", threads " << threads);
+            auto scan = [&](const auto& on_sample) {
+                return series_read::scan_file(path, on_sample, {.block_bytes = block, .threads = threads});
+            };
+            CHECK(blocks_reading(scan) == expected);
+        }
     CHECK(last_line(expected) == "samples 900 skipped 1 first 902");
+    // Nothing in the file, or white space only: refused, on any number of threads.
+    for (const std::string& empty : {std::string(), std::string(" \n\n\t\n")}) {
+        util::write_file(path, empty);
+        for (int threads : {1, 2}) {
+            INFO("threads " << threads << ", " << empty.size() << " bytes");
+            auto scan = [&](const auto& on_sample) {
+                return series_read::scan_file(path, on_sample, {.block_bytes = 2, .threads = threads});
+            };
+            CHECK_THAT(blocks_reading(scan), Catch::Contains("run.series.jsonl: empty file"));
+        }
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("series blocks: on several threads the first error in the file is the one named", "[series][parse]") {
+    // A line of the wrong type in block 40 and another in block 3 of 4 KiB: whichever
+    // thread reads first, the fold names line 3's block first.
+    std::string text = blocks_recording(2000);
+    auto nth_line = [&](int n) {  // the offset of line n (from 1)
+        std::size_t at = 0;
+        for (int i = 1; i < n; ++i) at = text.find('\n', at) + 1;
+        return at;
+    };
+    const std::string bad = R"({"t_wall": "soon"})";
+    text.insert(nth_line(1500), bad + "\n");
+    text.insert(nth_line(90), R"({"t_wall": 1.5, "running": "two"})" "\n");
+    const std::string expected = read_in_blocks(text);
+    CHECK_THAT(expected, Catch::Contains("mem: line 90: \"running\" is not a number"));
+    for (int i = 0; i < 20; ++i)
+        CHECK(read_in_blocks(text, 4096, series_read::Lines::streamed, 2) == expected);
+    // A line over 1 MiB, after the first block: named by its number, the lines before it read.
+    std::string huge = blocks_recording(3000) + std::string((1u << 20) + 10, 'x') + "\n" + blocks_sample(1) + "\n";
+    const std::string too_long = read_in_blocks(huge);
+    CHECK_THAT(too_long, Catch::Contains("mem: line 3002 is over 1048576 bytes"));
+    CHECK(read_in_blocks(huge, 65536, series_read::Lines::streamed, 2) == too_long);
+    CHECK(read_in_blocks(huge, 1u << 20, series_read::Lines::streamed, 3) == too_long);
+    // ... and as the cut last line.
+    huge.resize(huge.size() - blocks_sample(1).size() - 2);
+    CHECK(read_in_blocks(huge, 65536, series_read::Lines::streamed, 2) == read_in_blocks(huge));
+    CHECK_THAT(read_in_blocks(huge), Catch::Contains("line 3002 is over"));
+}
+
+TEST_CASE("series blocks: a recording read on several threads calls on_sample in file order, one call at a time",
+          "[series][parse]") {
+    auto dir = fs::temp_directory_path() / ("inferlint-series-order-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    auto path = dir / "run.series.jsonl";
+    util::write_file(path, blocks_recording(20000));
+    std::atomic<int> inside{0};
+    bool overlapped = false;
+    long long last = -1;
+    bool in_order = true;
+    SeriesScan scan = series_read::scan_file(
+        path,
+        [&](const SeriesSample& s) {
+            overlapped = overlapped || inside.fetch_add(1) != 0;
+            const auto ns = *s.t_mono_ns;
+            in_order = in_order && ns > last;
+            last = ns;
+            inside.fetch_sub(1);
+        },
+        {.block_bytes = 8192, .threads = 4});
+    CHECK(scan.samples == 20000);
+    CHECK(in_order);
+    CHECK_FALSE(overlapped);
+    CHECK(last == 208651898175LL + 19999 * 250000000LL);
     fs::remove_all(dir);
 }

@@ -5,6 +5,7 @@
 #include "inferlint/util/fd.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <ostream>
@@ -35,6 +36,11 @@ public:
     // Up to n bytes into `into`, 0 at the end (a pipe may give fewer); retries on EINTR,
     // and throws InputError naming the file on a read error.
     std::size_t read_some(char* into, std::size_t n);
+    // Up to n bytes from `offset` (pread: the file's own position is left as it is), fewer
+    // only at the end; the same errors. For a regular file only.
+    std::size_t read_at(char* into, std::size_t n, std::uint64_t offset);
+    // A regular file (not a pipe or a device): read_at can be used.
+    bool regular() const;
 
 private:
     std::string path_;
