@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -114,7 +114,8 @@ private:
         std::string_view text = trim(raw);
         if (text.empty()) return;
         out.any_text = true;
-        const series_line::LineRead& got = reader_.read_in_place(text, line_end != nullptr ? line_end : raw.data() + raw.size());
+        const series_line::LineRead& got =
+            reader_.read_in_place(text, line_end != nullptr ? line_end : raw.data() + raw.size());
         switch (got.kind) {
             case series_line::LineKind::sample: return out.samples.push_back(got.sample);
             case series_line::LineKind::skip: return out.add(LineEvent::Kind::skip);
