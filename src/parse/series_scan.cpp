@@ -22,6 +22,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -469,14 +470,11 @@ SeriesScan scan_file(const fs::path& path, const std::function<void(const Series
     const std::string source = path.string();
     util::InputFile file(path);
     Scanner scanner(source, on_sample);
+    const std::optional<std::uint64_t> size = file.regular_size();
     int threads = blocks.threads;
-    if (threads == 0) {
-        // Automatic: a regular file of more than a few blocks, on the machine's CPUs.
-        std::error_code ec;
-        const auto size = fs::file_size(path, ec);
-        threads = !ec && file.regular() && size >= 4 * blocks.block_bytes ? file_threads() : 1;
-    }
-    if (threads > 1 && file.regular()) {
+    // Automatic: a regular file of more than a few blocks, on the machine's CPUs.
+    if (threads == 0) threads = size && *size >= 4 * blocks.block_bytes ? file_threads() : 1;
+    if (threads > 1 && size) {
         ReadAt at = [&file](char* into, std::size_t size, std::uint64_t offset) {
             return file.read_at(into, size, offset);
         };

@@ -47,9 +47,10 @@ std::size_t InputFile::read_at(char* into, std::size_t n, std::uint64_t offset) 
     return done;
 }
 
-bool InputFile::regular() const {
+std::optional<std::uint64_t> InputFile::regular_size() const {
     struct stat st {};
-    return ::fstat(fd_.fd(), &st) == 0 && S_ISREG(st.st_mode);
+    if (::fstat(fd_.fd(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return static_cast<std::uint64_t>(st.st_size);
 }
 
 std::string read_file(const fs::path& path, AllowEmpty allow_empty, std::size_t max_bytes) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -39,8 +40,9 @@ public:
     // Up to n bytes from `offset` (pread: the file's own position is left as it is), fewer
     // only at the end; the same errors. For a regular file only.
     std::size_t read_at(char* into, std::size_t n, std::uint64_t offset);
-    // A regular file (not a pipe or a device): read_at can be used.
-    bool regular() const;
+    // The size of a regular file (one read_at can be used on); nullopt for a pipe or a
+    // device.
+    std::optional<std::uint64_t> regular_size() const;
 
 private:
     std::string path_;
