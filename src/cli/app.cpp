@@ -131,15 +131,15 @@ bool resolve_engine(Common& common) {
     return true;
 }
 
-// --tripwires, else $INFERLINT_TRIPWIRES, else the command's default: which tripwires to report.
-bool resolve_tripwires(Common& common, DefaultTripwires fallback) {
+// --tripwires, else $INFERLINT_TRIPWIRES, else every tripwire: which tripwires to report.
+bool resolve_tripwires(Common& common) {
     const char* env = std::getenv(kTripwiresEnvVar);
     const bool from_env = common.tripwires_arg.empty();
     std::string value = from_env ? (env ? env : "") : common.tripwires_arg;
-    if (value.empty()) value = fallback == DefaultTripwires::reference ? "T1-T15" : "all";
+    if (value.empty()) value = "all";
     common.only = parse_tripwire_selection(value);
     if (!common.only) {
-        std::cerr << fmt::format("inferlint: {}{}: not a list of tripwires (for example T1-T15 or T1,T8)\n",
+        std::cerr << fmt::format("inferlint: {}{}: not a list of tripwires (for example all, reference, T1-T15 or T1,T8)\n",
                                  from_env ? fmt::format("{}=", kTripwiresEnvVar) : "--tripwires ", value);
         return false;
     }
@@ -374,11 +374,9 @@ int run(int argc, char** argv) {
 
     Common common;
     std::function<int(const Common&)> chosen;
-    DefaultTripwires chosen_default = DefaultTripwires::reference;
     struct Runner {
         CLI::App* sub;
         std::string name;
-        DefaultTripwires default_tripwires;
         std::function<int(const Common&)> run;
     };
     std::vector<Runner> runners;
@@ -389,9 +387,8 @@ int run(int argc, char** argv) {
         if (c->gives_verdicts == GivesVerdicts::yes) add_output_options(*sub, common);
         sub->add_flag("--strict", common.strict, "treat warnings as failures");
         sub->add_option("--tripwires", common.tripwires_arg,
-                        c->default_tripwires == DefaultTripwires::reference
-                ? "report only these, e.g. T1-T18, all, T1,T8 (default: $INFERLINT_TRIPWIRES, else T1-T15)"
-                : "report only these, e.g. T1-T15, T1,T8 (default: $INFERLINT_TRIPWIRES, else all)")
+                        "report only these: all, reference (the Python tool's T1-T15, line for line), or a list "
+                        "such as T1-T15 or T1,T8 (default: $INFERLINT_TRIPWIRES, else all)")
             ->type_name("LIST");
         if (c->takes_engine == TakesEngine::yes) {
             sub->add_option("--engine", common.engine_arg,
@@ -401,7 +398,7 @@ int run(int argc, char** argv) {
                     return parse_key(v) ? "" : fmt::format("unknown engine '{}' (known: vllm, sglang, trtllm)", v);
                 });
         }
-        runners.push_back({sub, c->name, c->default_tripwires, c->setup(*sub)});
+        runners.push_back({sub, c->name, c->setup(*sub)});
     }
     // Hidden: the man page, made at build time from this definition (CMakeLists.txt).
     bool man = false;
@@ -419,12 +416,12 @@ int run(int argc, char** argv) {
         return 2;
     }
     for (auto& r : runners)
-        if (r.sub->parsed()) chosen = r.run, chosen_default = r.default_tripwires, common.command = r.name;
+        if (r.sub->parsed()) chosen = r.run, common.command = r.name;
     if (!chosen) return 2;
     if (!resolve_output(common)) return 2;
     return run_chosen(
         [&](const Common&) {
-            if (!resolve_engine(common) || !resolve_tripwires(common, chosen_default)) return 2;
+            if (!resolve_engine(common) || !resolve_tripwires(common)) return 2;
             return chosen(common);
         },
         common);

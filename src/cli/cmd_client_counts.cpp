@@ -56,7 +56,6 @@ const Registrar reg{Command{
     .order = 7,
     .summary = "T15 and T18: do the load tool's counts match the server's, token for token?",
     .takes_engine = TakesEngine::yes,
-    .default_tripwires = DefaultTripwires::all,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("before", o->before, "snapshot taken before the run");

@@ -172,7 +172,6 @@ const Registrar reg{Command{
     .order = 8,
     .summary = "is B really better than A? differences with intervals, gates, and whether the arms compare",
     .takes_engine = TakesEngine::yes,
-    .default_tripwires = DefaultTripwires::all,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("runs", o->a, "A's run folders (a folder of run folders counts as its runs)");

@@ -70,7 +70,6 @@ const Registrar reg{Command{
     .order = 7,
     .summary = "T16: how much of the prompt did the server's prefix cache serve?",
     .takes_engine = TakesEngine::yes,
-    .default_tripwires = DefaultTripwires::all,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
         app.add_option("before", o->before, "snapshot taken before the run");

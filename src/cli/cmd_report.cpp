@@ -11,6 +11,7 @@
 #include "inferlint/checks/suite.hpp"
 #include "inferlint/report/insights.hpp"
 #include "inferlint/report/report.hpp"
+#include "inferlint/run/judge.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/run_folder.hpp"
 #include "inferlint/util/clock.hpp"
@@ -118,8 +119,9 @@ bool engines_agree(const std::vector<std::pair<const Engine*, std::string>>& fou
     return true;
 }
 
-report::PageInfo page_info(const Opts& o) {
+report::PageInfo page_info(const Opts& o, const Common& common) {
     report::PageInfo page;
+    page.shown = common.only;
     if (!o.title.empty()) page.title = o.title;
     page.generated = util::local_time_text();
     for (const auto& log : o.boot_logs) page.sources.push_back(fs::path(log).filename().string());
@@ -155,6 +157,7 @@ int run_fleet_report(const Opts& o, const Common& common) {
     report::PageInfo page;
     page.title = o.title.empty() ? fmt::format("Fleet of {} replicas", in->window.replicas.size()) : o.title;
     page.generated = util::local_time_text();
+    page.shown = common.only;
     page.sources.push_back(in->window.url);
     report::FleetPage fp = run::fleet_page(in->window, v, fleet_source_words(in->window),
                                            [&](std::vector<CheckResult> r) { return common.selected(std::move(r)); });
@@ -184,21 +187,25 @@ int run_report(Opts o, const Common& common) {
         return 2;
     }
     std::optional<fs::path> load_log;
+    // An xray folder's live record: the verdicts only the live run could give, and what its
+    // load command asked for, so the folder is judged as xray judged it.
+    std::optional<run::LiveRecord> live = run ? run::read_live_record(*run) : std::nullopt;
+    const bool bench_named = !o.bench_result.empty();
     if (run && !fill_from_folder(o, *run, load_log)) return 2;
+    if (live && !bench_named) o.bench_result = live->bench_result ? (*run / *live->bench_result).string() : "";
     fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
 
-    auto loaded = run::load_run(file_set(o, load_log), common.engine, refuse_other_engine(common));
+    run::JudgeInput in{.files = file_set(o, load_log), .named = common.engine, .accept = refuse_other_engine(common),
+                       .requested = o.requested, .unique_prompts = std::nullopt, .live = std::move(live)};
+    if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
+    checks::RunVerdicts verdicts;
+    auto loaded = run::load_judged(in, verdicts);
     if (!loaded || !engines_agree(loaded->engines, common)) return 2;
     for (const auto& n : loaded->notes) std::cerr << n << "\n";
     checks::RunEvidence& ev = loaded->evidence;
-    ev.requested = o.requested ? o.requested
-                   : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
-                                                            : std::nullopt;
-    if (o.unique_prompts) ev.unique_prompts = "--unique-prompts";
-    checks::RunVerdicts verdicts = checks::check_run(ev);
     verdicts.results = common.selected(std::move(verdicts.results));
     report::Report rep = report::build_report(std::move(ev), std::move(verdicts), std::move(loaded->series),
-                                              loaded->boot_s, page_info(o));
+                                              loaded->boot_s, page_info(o, common));
     util::write_file(out, report::render_report_html(rep));
     show(report_shown(rep, out, common), common);
     return 0;

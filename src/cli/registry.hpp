@@ -62,11 +62,6 @@ struct Common {
 
 enum class TakesEngine { no, yes };
 
-// The tripwires a command reports when none are named: the Python tool's fifteen, so
-// its scripts see the same verdicts and exit statuses, or all of them (the commands this
-// project adds for its own tripwires).
-enum class DefaultTripwires { reference, all };
-
 // Whether a command gives verdicts: those take --format, --output-file and --color.
 enum class GivesVerdicts { no, yes };
 
@@ -76,7 +71,6 @@ struct Command {
     int order;            // position within its group
     std::string summary;  // the line --help shows, and the command's description
     TakesEngine takes_engine = TakesEngine::yes;
-    DefaultTripwires default_tripwires = DefaultTripwires::reference;
     GivesVerdicts gives_verdicts = GivesVerdicts::yes;
     // Adds the command's own options to `app` (bound to storage it owns) and returns
     // the function that runs it and returns the exit status.

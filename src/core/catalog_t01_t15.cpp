@@ -31,6 +31,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "moved `*_created` stamps, even when new traffic has already pushed the counters past "
                  "their old values (a \"did the counter go down\" test misses that).",
         .command = "inferlint preemption before.json after.json",
+        .needs = "need before and after readings",
         .examples = {Ex{{"preemption", "vllm-0.28/metrics/preempted_before.prom",
                          "vllm-0.28/metrics/preempted_after.prom"},
                         {"[ T1] TRIPWIRE-FAILED  60 preemptions during the run"}},
@@ -75,6 +76,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "before a start: it says which GPU this is and how much memory is in use, and exits "
                  "non-zero when the card is not free.",
         .command = "inferlint teardown  |  inferlint gpu-inspect",
+        .needs = "run at clean-up",
         .examples = {},
         .measured = "The API server was killed with SIGKILL on each vLLM version. Twenty seconds later "
                     "`VLLM::EngineCore` was still alive, re-parented, holding 21,768 MiB (0.28), 21,522 MiB "
@@ -103,6 +105,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "remaining commands; the naive pattern also hits bystanders such as "
                  "`tail -f \"vllm serve.log\"` while missing the engines.",
         .command = "inferlint teardown",
+        .needs = "run at clean-up",
         .examples = {},
         .measured = "",
         .verified = "fixture",
@@ -124,6 +127,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "start's pool. The pool also moves between releases: with the same flags, model and "
                  "GPU, vLLM 0.28 and 0.29 sized 26,093 tokens and 0.30 sized 29,127.",
         .command = "inferlint check-log boot1.log boot2.log",
+        .needs = "need two or more boot logs",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_pool_level_hi.log", "vllm-0.28/boot_pool_level_lo.log"},
                         {"[ T4] WARN  same flags, 2 different pools: 12,405 to 13,575 tokens (9.43% apart) "
                          "across boot_pool_level_hi.log, boot_pool_level_lo.log; compare results only within "
@@ -152,6 +156,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "block, a 100-token request holds 784 tokens of cache and the pool is a few dozen "
                  "blocks, so capacity moves in large steps.",
         .command = "inferlint check-log boot.log",
+        .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.28/live/boot.log"},
                         {"[ T5] WARN  attention block size forced to 784 tokens (requested 16); each "
                          "request's KV is allocated in 784-token units"},
@@ -179,6 +184,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "after `Loading drafter model`) and fails when either differs from the one requested. "
                  "A server started without the flag chose its own backend, so nothing was ignored.",
         .command = "inferlint check-log boot.log",
+        .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_spec_backend_override.log"},
                         {"[ T6] TRIPWIRE-FAILED  TRITON_ATTN was requested and the main model uses it, but "
                          "the draft model (speculative decoding) picked FLASHINFER"},
@@ -207,6 +213,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "in a real SGLang log; inferlint skips the stamp first. The probe is tested against a "
                  "mock server with known ways of failing.",
         .command = "inferlint probe http://127.0.0.1:8000",
+        .needs = "need a live server",
         .examples = {},
         .measured = "",
         .verified = "live 0.28 / 0.29 / 0.30 (healthy), fixture 0.28, mock; SGLang, TensorRT-LLM (healthy)",
@@ -230,6 +237,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "refute this. When the boot log sets an admission limit and the recording reached it, T8 "
                  "says the other requests were rejected, not that the cache was full.",
         .command = "inferlint series run.series.jsonl --requested 32",
+        .needs = "need a recording and the concurrency asked for",
         .examples = {Ex{{"series", "vllm-0.28/series/ladder.series.jsonl", "--snapshot",
                          "vllm-0.28/series/ladder_snapshot.prom", "--requested", "32"},
                         {"[ T8] TRIPWIRE-FAILED  requested 32 concurrent, server never ran more than 4"},
@@ -263,6 +271,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "it moved. With the block count known (T14) the arithmetic is done in whole blocks, so a "
                  "reading of exactly 1/8 cannot floor to 7 through rounding.",
         .command = "inferlint series run.series.jsonl",
+        .needs = "need a recording",
         .examples = {Ex{{"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot",
                          "vllm-0.28/series/blocks_snapshot.prom"},
                         {"[ T9] WARN  ceiling moved between 7 and 8 as requests grew (one request held 11.4% "
@@ -295,6 +304,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "snapshots on a monotonic clock, keeps the scrape latency as the timing uncertainty, and "
                  "shows what an integer-second timer would have said beside it.",
         .command = "inferlint rate before.json after.json",
+        .needs = "need before and after readings",
         .examples = {Ex{{"rate", "vllm-0.28/live/before.snapshot.json", "vllm-0.28/live/after.snapshot.json"},
                         {"[T10] PASS  341.44 tokens/s over 93.720s; an integer-second timer would say "
                          "344.09 (+0.77%)"}}},
@@ -319,6 +329,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "identical flags, and warns when they differ within a group, saying which part of vLLM's "
                  "memory split moved and how many starts compiled the model from scratch.",
         .command = "inferlint check-log boot1.log boot2.log",
+        .needs = "need two or more boot logs",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_pool_level_hi.log", "vllm-0.28/boot_pool_level_lo.log"},
                         {"[T11] WARN  same flags, KV cache memory varied: 1.44 to 1.59 GiB (weights and "
                          "non-torch memory 18.85 to 18.99 GiB; 1 of 2 starts compiled the model from "
@@ -345,6 +356,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "none. Tracebacks after an orderly shutdown (vLLM's `[shutdown]` lines, as when a "
                  "teardown stops the server) are not failures.",
         .command = "inferlint check-log boot.log",
+        .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.29/boot_fail_uva_wsl.log"},
                         {"[T12] TRIPWIRE-FAILED  runtime_error during boot: UVA is not available"},
                         Ex::Output::excerpt}},
@@ -377,6 +389,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "patterns that avoid it (a unique port or run id per test, waiting on the server's own "
                  "pid, `gpu-inspect` before every start, `teardown` after every stop).",
         .command = "see docs/orchestration.md",
+        .needs = "a rule for test scripts",
         .examples = {},
         .measured = "",
         .verified = "documented",
@@ -396,6 +409,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "count. A change on either side, or a recording and a snapshot from different starts, "
                  "turns it red.",
         .command = "inferlint series run.series.jsonl --snapshot after.json",
+        .needs = "need a recording and an after reading",
         .examples = {Ex{{"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot",
                          "vllm-0.28/series/blocks_snapshot.prom"},
                         {"[T14] PASS  gauge denominator is 44 = num_gpu_blocks (45) - 1 null block"},
@@ -424,6 +438,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "of its result (a test request, warm-ups), which its output in `load.log` reports, are "
                  "allowed for.",
         .command = "inferlint xray -o results/ -- vllm bench serve ...",
+        .needs = "need the load tool's result file",
         .examples = {Ex{{"report", "sglang-0.5/qwen3-8b-own-client", "-o", "/tmp/inferlint-t15.html"},
                         {"[T15] PASS  client and server agree: 32 requests, 32,000 output tokens, plus 1 "
                          "untimed request (test or warm-up)"},

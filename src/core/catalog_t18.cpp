@@ -31,6 +31,7 @@ Tripwire chunks_not_tokens() {
                  "difference, or across a restart, it is Can't tell. T15 then names T18 as the cause of "
                  "its token difference.",
         .command = "inferlint client-counts before.json after.json --bench-result bench.json",
+        .needs = "need the load tool's result file",
         .examples = {Ex{{"client-counts", "vllm-0.30/live/before.snapshot.json", "vllm-0.30/live/after.snapshot.json",
                          "--bench-result", "vllm-0.30/live/bench.json"},
                         {"[T18] PASS  the load tool's 32,000 output tokens agree with the server's 32,000"},

@@ -20,7 +20,9 @@ std::optional<TripwireId> selection_id(std::string_view part) {
 std::optional<std::vector<TripwireId>> parse_tripwire_selection(std::string_view text) {
     std::vector<TripwireId> out;
     if (util::text::trim(text).empty()) return std::nullopt;
-    if (util::text::lower(util::text::trim(text)) == "all") return std::vector<TripwireId>(kTripwireIds.begin(), kTripwireIds.end());
+    const std::string word = util::text::lower(util::text::trim(text));
+    if (word == "all") return std::vector<TripwireId>(kTripwireIds.begin(), kTripwireIds.end());
+    if (word == "reference") return parse_tripwire_selection("T1-T15");
     for (std::size_t from = 0; from <= text.size();) {
         std::size_t comma = std::min(text.find(',', from), text.size());
         std::string_view part = text.substr(from, comma - from);

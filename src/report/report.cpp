@@ -124,6 +124,7 @@ Report build_report(checks::RunEvidence ev, checks::RunVerdicts verdicts, std::o
     rep.generated = std::move(page.generated);
     if (ev.requested) rep.requested = ev.requested->value();
     rep.sources = std::move(page.sources);
+    rep.shown = std::move(page.shown);
     rep.before = std::move(ev.before);
     rep.after = std::move(ev.after);
     rep.series = std::move(series);

@@ -21,7 +21,9 @@ std::pair<std::string, std::string> checked_line(const Report& rep) {
     for (const auto& t : tripwires()) {
         if (ran.count(t.key)) continue;
         std::string why(html::needs(t.key));
-        if (na.count(t.key) || (t.key == TripwireId::T14 && rep.engine->metrics.cache_info.empty()))
+        if (rep.shown && std::find(rep.shown->begin(), rep.shown->end(), t.key) == rep.shown->end())
+            why = "left out by --tripwires";
+        else if (na.count(t.key) || (t.key == TripwireId::T14 && rep.engine->metrics.cache_info.empty()))
             why = "do not apply to " + rep.engine->name;
         const std::string id(t.id);
         auto it = std::find_if(missing.begin(), missing.end(), [&](const auto& m) { return m.first == why; });

@@ -2,6 +2,8 @@
 // means. Written for someone who runs benchmarks but does not read vLLM's source.
 #include "html_parts.hpp"
 
+#include "inferlint/core/catalog.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -138,29 +140,8 @@ std::string status_glossary() {
 }
 
 std::string_view needs(TripwireId t) {
-    static constexpr std::pair<TripwireId, std::string_view> kNeeds[] = {
-        {TripwireId::T1, "need before and after readings"},
-        {TripwireId::T2, "run at clean-up"},
-        {TripwireId::T3, "run at clean-up"},
-        {TripwireId::T4, "need two or more boot logs"},
-        {TripwireId::T5, "need a boot log"},
-        {TripwireId::T6, "need a boot log"},
-        {TripwireId::T7, "need a live server"},
-        {TripwireId::T8, "need a recording and the concurrency asked for"},
-        {TripwireId::T9, "need a recording"},
-        {TripwireId::T10, "need before and after readings"},
-        {TripwireId::T11, "need two or more boot logs"},
-        {TripwireId::T12, "need a boot log"},
-        {TripwireId::T13, "a rule for test scripts"},
-        {TripwireId::T14, "need a recording and an after reading"},
-        {TripwireId::T15, "need the load tool's result file"},
-        {TripwireId::T16, "need before and after readings"},
-        {TripwireId::T17, "need a boot log"},
-        {TripwireId::T18, "need the load tool's result file"},
-    };
-    for (const auto& [id, why] : kNeeds)
-        if (id == t) return why;
-    return "need other input";
+    const Tripwire* row = find_tripwire(t);
+    return row && !row->needs.empty() ? row->needs : "need other input";
 }
 
 std::string_view finish_reason_words(std::string_view reason) {

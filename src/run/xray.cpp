@@ -71,7 +71,7 @@ bool Xray::start_server() {
     CheckResult gate = detail::gpu_free(machine_, plan_.timings);
     if (cut()) return false;  // the gate was cut short: it decided nothing
     const bool free = gate.status == Status::pass;
-    record(std::move(gate));
+    record_live(std::move(gate));
     if (!free) {
         o_.problem = "the GPU is not free; start no server on it";
         return false;
@@ -91,7 +91,7 @@ bool Xray::start_server() {
     if (wait.state == detail::Server::Ready::ready) return true;
     if (cut()) return false;
     o_.problem = wait.why;
-    for (auto& r : boot_checks(read_log(*got_.boot_log), engine_)) record(std::move(r));
+    for (const auto& r : boot_checks(read_log(*got_.boot_log), engine_)) say_verdict(r);
     got_.sources.push_back(got_.boot_log->filename().string());
     return false;
 }
@@ -127,7 +127,7 @@ bool Xray::read_boot_log() {
     if (!got_.facts->vllm_version) got_.facts->server_version = detail::server_version(plan_.url);  // SGLang prints none
     o_.server_version = got_.facts->version();
     if (auto n = parse::untested_version(*got_.facts)) say("note: " + *n);
-    for (auto& r : boot_checks(text, engine_)) record(std::move(r));
+    for (const auto& r : boot_checks(text, engine_)) say_verdict(r);
     // Attached to a running server: the run folder keeps a copy of the log it was checked
     // on, as boot.log, so `inferlint report DIR` finds it later.
     const fs::path kept = plan_.out / "boot.log";
@@ -150,7 +150,7 @@ bool Xray::run_probe() {
         detail::nap(0.02);
     }
     probe_thread_.join();
-    record(std::move(*probe_job_->result));
+    record_live(std::move(*probe_job_->result));
     return true;
 }
 
@@ -187,11 +187,13 @@ void Xray::collect() {
         return;
     }
     if (!o_.server_version) o_.server_version = detail::server_version(plan_.url);
+    got_.live.server_version = got_.facts ? got_.facts->server_version : o_.server_version;
     if (cut()) return;
     if (plan_.probe && !run_probe()) return;
     if (cut()) return;
     if (!run_load_stage()) return;
-    run_checks();
+    read_load_result();
+    if (cut()) return;
     o_.completed = o_.problem.empty() && !o_.interrupted_by && o_.load_exit == 0;
 }
 
@@ -199,7 +201,7 @@ void Xray::stop_server() {
     if (server_) {
         stage(Stage::stop);
         say("== stop the server");
-        record(server_->stop(machine_, plan_.timings));
+        record_live(server_->stop(machine_, plan_.timings));
     }
     // A probe cut short: its requests end once the server is gone; against a server this
     // run did not start, they are left to their time limits.

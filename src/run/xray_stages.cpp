@@ -22,13 +22,15 @@ namespace inferlint::xray::detail {
 bool Xray::run_load_stage() {
     stage(Stage::load);
     const fs::path& out = plan_.out;
+    std::optional<Snapshot> before;
     try {
-        got_.before = run::default_scraper().scrape(plan_.url);
+        before = run::default_scraper().scrape(plan_.url);
     } catch (const std::exception& e) {
         o_.problem = fmt::format("cannot read the server's metrics: {}", e.what());
         return false;
     }
-    got_.before->save(out / "before.snapshot.json");
+    before->save(out / "before.snapshot.json");
+    got_.before = true;
     got_.sources.push_back("before.snapshot.json");
     PreparedLoad load = prepare_load(plan_.load, out);
     o_.load_argv = load.argv;
@@ -43,10 +45,11 @@ bool Xray::run_load_stage() {
                                                   *lr.server_exit)
                                     : fmt::format("the server stopped answering during the load: {}", *after_error);
         o_.stopped_at = Stage::load;
-        // A server that died serving says why in its log (T7), unless it was killed outright.
+        // A server that died serving says why in its log (T7), unless it was killed outright;
+        // the run's judge reads it there again.
         if (got_.boot_log) {
             auto failure = parse::classify_failure(read_log(*got_.boot_log));
-            if (failure) record(checks::check_boot_failure(failure));
+            if (failure) say_verdict(checks::check_boot_failure(failure));
         }
     }
     return true;
@@ -101,8 +104,8 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     lr = run_load(load.argv, out / "load.log", [this](const std::string& l) { say(l); }, limits);
     std::optional<std::string> after_error;
     try {
-        got_.after = run::default_scraper().scrape(plan_.url);
-        got_.after->save(out / "after.snapshot.json");
+        run::default_scraper().scrape(plan_.url).save(out / "after.snapshot.json");
+        got_.after = true;
         got_.sources.push_back("after.snapshot.json");
     } catch (const std::exception& e) {
         after_error = e.what();
@@ -111,11 +114,6 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     series_file.close();
     if (!series_file && o_.write_error.empty()) o_.write_error = series_file.error();
     got_.sources.push_back(series_path.filename().string());
-    try {
-        got_.recorded = read_series(series_path);
-    } catch (const std::exception& e) {
-        note(fmt::format("the recording cannot be read: {}", e.what()));
-    }
     return after_error;
 }
 
@@ -131,6 +129,7 @@ LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& arg
         try {
             found.bench = load_bench_result(*path);
             found.source = path->filename().string();
+            found.path = *path;
         } catch (const InputError& e) {
             say(fmt::format("note: the load tool's result is not used: {}", e.what()));
         }
@@ -153,96 +152,74 @@ void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vec
     }
 }
 
+// The load tool's result, kept in the run folder (copied there when the tool wrote it
+// elsewhere), and what the load command asked for, into the live record.
 void Xray::read_load_result() {
+    stage(Stage::checks);
     LoadFound found = find_load_result(plan_, o_.load_argv, got_.result_path, got_.load_started,
                                        [this](const std::string& l) { say(l); });
-    got_.bench = std::move(found.bench);
-    if (found.source) got_.sources.push_back(*found.source);
-    got_.requested = found.requested;
+    got_.live.requested = found.requested;
+    got_.live.unique_prompts = load_unique_prompts(o_.load_argv);
+    if (!found.path) return;
+    fs::path kept = plan_.out / found.path->filename();
+    std::error_code ec;
+    if (!fs::equivalent(*found.path, kept, ec)) {
+        if (fs::exists(kept, ec)) kept = plan_.out / ("load-result-" + found.path->filename().string());
+        util::write_file(kept, util::read_file(*found.path, util::AllowEmpty::yes));
+    }
+    got_.live.bench_result = kept.filename().string();
+    got_.sources.push_back(kept.filename().string());
 }
 
-void Xray::run_checks() {
-    read_load_result();
-    got_.evidence = evidence();
-    checks::RunEvidence& ev = *got_.evidence;
-    if (got_.boot_log && got_.facts) {
-        // The server's log now covers the run too (TensorRT-LLM logs its pauses there).
-        std::optional<checks::BootStart> start;
-        try {
-            start = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
-        } catch (const InputError&) {
-            // Emptied or cut since the boot (a rotated log): what the text now says.
-            start = boot_start(read_log(*got_.boot_log), engine_);
-        }
-        start->facts.server_version = got_.facts->server_version;
-        ev.boots = {std::move(*start)};
-    }
-    if (cut()) return;
-    stage(Stage::checks);
-    say("== checks");
-    checks::RunVerdicts load = checks::check_load(ev);
-    got_.usable_blocks = load.usable_blocks;
-    for (auto& r : load.results) {
-        if (cut()) return;
-        record(r.tripwire == TripwireId::T10 ? checks::with_timer_comparison(std::move(r)) : std::move(r));
-    }
-    checks::ClientCountVerdicts counts = checks::check_client_counts(ev);
-    if (counts.t15) record(std::move(*counts.t15));
-    if (counts.t18 && !cut()) record(std::move(*counts.t18));
-    cut();
+run::RunFileSet Xray::folder_files() const {
+    run::RunFileSet files;
+    const fs::path& out = plan_.out;
+    std::error_code ec;
+    if (got_.boot_log) files.boot_logs.push_back(*got_.boot_log);
+    if (got_.before) files.before = out / "before.snapshot.json";
+    if (got_.after) files.after = out / "after.snapshot.json";
+    if (fs::is_regular_file(out / "run.series.jsonl", ec)) files.series = out / "run.series.jsonl";
+    if (got_.live.bench_result) files.bench = out / *got_.live.bench_result;
+    if (fs::is_regular_file(out / "load.log", ec)) files.load_log = out / "load.log";
+    return files;
 }
 
-checks::RunEvidence Xray::evidence() const {
-    checks::RunEvidence ev;
-    ev.named_engine = engine_;
-    ev.before = got_.before;
-    ev.after = got_.after;
-    if (got_.recorded) ev.series = summarize(*got_.recorded);
-    ev.bench = got_.bench;
-    if (got_.requested) ev.requested = checks::Requested::of(*got_.requested);
-    add_load_evidence(ev, plan_, o_.load_argv);
-    return ev;
-}
-
-// The verdicts as the run gave them, the last per tripwire (the teardown's T2, not the
-// start-of-run gate's) in the order each first appeared: the page shows what the
-// terminal and results.json said, computed once.
-checks::RunVerdicts Xray::verdicts() const {
-    checks::RunVerdicts v;
-    for (const auto& r : o_.results) {
-        auto same = std::find_if(v.results.begin(), v.results.end(),
-                                 [&](const CheckResult& k) { return k.tripwire == r.tripwire; });
-        if (same == v.results.end()) {
-            v.results.push_back(r);
-        } else {
-            *same = r;
-        }
+// The run's verdicts, made once from its folder and live record, as `inferlint report DIR`
+// makes them; said, kept for results.json, and the page written from them.
+void Xray::judge() {
+    run::write_live_record(plan_.out, got_.live);
+    run::JudgeInput in{.files = folder_files(), .named = engine_, .accept = {}, .live = got_.live};
+    checks::RunVerdicts verdicts;
+    std::optional<run::LoadedRun> loaded;
+    try {
+        loaded = run::load_judged(in, verdicts);
+    } catch (const InputError& e) {
+        // A file of the run that cannot be read again (a log emptied since, a cut snapshot):
+        // said, and only the live verdicts given.
+        note(fmt::format("inferlint: the run's files cannot be read: {}", e.what()));
     }
-    v.usable_blocks = got_.usable_blocks;
-    return v;
+    if (!loaded) loaded = run::load_judged({.named = engine_, .live = got_.live}, verdicts);
+    verdicts.results.erase(std::remove_if(verdicts.results.begin(), verdicts.results.end(),
+                                          [this](const CheckResult& r) { return !shown(r); }),
+                           verdicts.results.end());
+    o_.results = verdicts.results;
+    stage(Stage::report);
+    report::PageInfo page{plan_.title, util::local_time_text(), got_.sources, plan_.only};
+    report::Report rep = report::build_report(std::move(loaded->evidence), std::move(verdicts),
+                                              std::move(loaded->series), loaded->boot_s, std::move(page));
+    say("== verdicts (as `inferlint report` gives them from the run folder)");
+    for (const auto& r : rep.results) say(terminal_line(r));
+    if (got_.boot_log || (got_.before && got_.after)) show_and_write(rep);
 }
 
 void Xray::finish() {
     if (!o_.problem.empty()) say(o_.problem);
-    if (got_.boot_log || (got_.before && got_.after)) {
-        stage(Stage::report);
-        try {
-            // The evidence the checks ran on; a run stopped before them has only its boot log.
-            const bool checked = got_.evidence.has_value();
-            checks::RunEvidence ev = checked ? std::move(*got_.evidence) : evidence();
-            if (!checked && got_.boot_log) {
-                auto start = run::read_boot_start(*got_.boot_log, "boot.log", engine_, {}, &got_.boot_s);
-                if (got_.facts && !start->facts.vllm_version) start->facts.server_version = got_.facts->server_version;
-                ev.boots = {std::move(*start)};
-            }
-            report::PageInfo page{plan_.title, util::local_time_text(), got_.sources};
-            report::Report rep =
-                report::build_report(std::move(ev), verdicts(), got_.recorded, got_.boot_s, std::move(page));
-
-            show_and_write(rep);
-        } catch (const std::exception& e) {
-            note(fmt::format("inferlint: no report: {}", e.what()));
-        }
+    try {
+        judge();
+    } catch (const util::WriteError& e) {  // a full disk: said once, at the end
+        if (o_.write_error.empty()) o_.write_error = e.what();
+    } catch (const std::exception& e) {
+        note(fmt::format("inferlint: no report: {}", e.what()));
     }
     finish_files();
 }

@@ -9,6 +9,7 @@
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
 #include "inferlint/report/report.hpp"
+#include "inferlint/run/judge.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/probe.hpp"
 #include "inferlint/run/prometheus.hpp"
@@ -52,6 +53,7 @@ struct LoadFound {
     std::optional<BenchResult> bench;
     std::optional<long long> requested;
     std::optional<std::string> source;  // the result file's name, for the page
+    std::optional<fs::path> path;       // the result file read
 };
 LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv,
                            const std::optional<fs::path>& asked, fs::file_time_type started, const Say& say);
@@ -60,20 +62,16 @@ LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& arg
 // (T16), and the requests its client left untimed (T15, with a result and both snapshots).
 void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv);
 
-// What the run has gathered: the evidence its verdicts and its page are made of.
+// What one server's run has recorded: the files in its folder, and what only the live
+// run knows (run::LiveRecord), from which the run is judged once (run::load_judged).
 struct Gathered {
     std::optional<fs::path> boot_log;
-    std::optional<parse::BootFacts> facts;        // the log as it stood once the server was ready
-    std::optional<checks::RunEvidence> evidence;   // what the run's checks ran on (the log re-read after the load)
-    std::optional<double> boot_s;
-    std::optional<Snapshot> before, after;
-    std::optional<Series> recorded;
-    std::optional<BenchResult> bench;
-    std::optional<long long> requested;
-    std::optional<long long> usable_blocks;  // from a passing T14
-    std::optional<fs::path> result_path;     // where the load tool was asked to save its result
+    std::optional<parse::BootFacts> facts;  // the log as it stood once the server was ready
+    bool before = false, after = false;     // the snapshots written into the folder
+    run::LiveRecord live;
     fs::file_time_type load_started{};
-    std::vector<std::string> sources;  // the files the run wrote or read, for the page
+    std::optional<fs::path> result_path;  // where the load tool was asked to save its result
+    std::vector<std::string> sources;     // the files the run wrote or read, for the page
 };
 
 // The probe runs on a thread of its own so a signal need not wait for its requests.
@@ -192,10 +190,15 @@ public:
     void finish();
 
 private:
-    void record(CheckResult r) {
-        if (!shown(r)) return;
-        say(terminal_line(r));
-        o_.results.push_back(std::move(r));
+    // A verdict as a stage makes it, said as progress; the run's verdicts are made once,
+    // from the folder, by judge().
+    void say_verdict(const CheckResult& r) {
+        if (shown(r)) say(terminal_line(r));
+    }
+    // A verdict only the live run can give (T2, T7): said, and kept in the live record.
+    void record_live(CheckResult r) {
+        say_verdict(r);
+        got_.live.verdicts.push_back(std::move(r));
     }
 
     bool start_server();
@@ -205,9 +208,8 @@ private:
     bool run_load_stage();
     std::optional<std::string> record_load(const PreparedLoad& load, LoadRun& lr);
     void read_load_result();
-    void run_checks();
-    checks::RunEvidence evidence() const;
-    checks::RunVerdicts verdicts() const;
+    run::RunFileSet folder_files() const;
+    void judge();
     void finish_files();
 
     std::unique_ptr<detail::Server> server_;

@@ -248,3 +248,11 @@ TEST_CASE("catalog: one entry per TripwireId, in code order, each written as cod
     CHECK(tripwire_id("T18") == TripwireId::T18);
     CHECK(code(TripwireId{}) == "T?");
 }
+
+TEST_CASE("catalog: every row says what a run must hold for its tripwire", "[catalog]") {
+    for (const auto& t : tripwires()) {
+        INFO(t.id);
+        CHECK_FALSE(t.needs.empty());
+        CHECK((t.needs.starts_with("need ") || t.needs.starts_with("run ") || t.needs.starts_with("a rule")));
+    }
+}

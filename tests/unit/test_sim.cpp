@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -215,15 +216,19 @@ TEST_CASE("a burst of clients while the server cannot accept: every one is answe
     constexpr int kClients = 48;
     std::vector<std::string> outcome(kClients);
     std::vector<std::thread> clients;
+    std::atomic<int> asking{0};
     for (int i = 0; i < kClients; ++i)
         clients.emplace_back([&, i] {
+            ++asking;
             try {
                 outcome[i] = std::to_string(util::http_get(s.url() + "/health", {.connect_s = 20, .read_s = 20}).status);
             } catch (const std::exception& e) {
                 outcome[i] = e.what();
             }
         });
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // Every client on its way to the stopped server before it wakes (a generous ceiling).
+    for (auto t0 = std::chrono::steady_clock::now(); asking < kClients && trap_since(t0) < 60;)
+        std::this_thread::yield();
     REQUIRE(::kill(s.pid, SIGCONT) == 0);
     for (auto& t : clients) t.join();
     for (int i = 0; i < kClients; ++i) {
@@ -305,8 +310,9 @@ TEST_CASE("the EngineCore is named as vLLM's, outlives a SIGKILL of its parent, 
         ::kill(s.pid, SIGKILL);
         CHECK(trap_wait_exit(s.pid, 5) == 128 + SIGKILL);
         s.pid = -1;
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        CHECK(sim_alive(s.core));  // the orphan holds on, as a real EngineCore does; ~Sim kills it
+        // Its parent reaped, the engine holds on, as a real EngineCore does (it lingers 30 s);
+        // ~Sim kills it.
+        CHECK(sim_alive(s.core));
     }
 }
 
@@ -346,7 +352,9 @@ TEST_CASE("_created stamps change on every start", "[sim]") {
         Sim s("c1", {});
         first = run::Scraper().scrape(s.url()).metrics().single("vllm:num_preemptions_created").value();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // The next start is made once the wall clock has passed the first one's stamp.
+    while (std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() <= first)
+        std::this_thread::yield();
     {
         Sim s("c2", {});
         second = run::Scraper().scrape(s.url()).metrics().single("vllm:num_preemptions_created").value();

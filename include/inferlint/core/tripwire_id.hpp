@@ -45,7 +45,9 @@ constexpr std::optional<TripwireId> tripwire_id(std::string_view text) {
 constexpr bool operator==(TripwireId id, std::string_view text) { return code(id) == text; }
 
 // The tripwires a list names: codes and ranges, separated by commas ("T1-T15", "T1,T8,T14",
-// any case), or "all". nullopt when a part names no tripwire or a range runs backwards.
+// any case), "all", or "reference": the Python tool's fifteen (T1-T15), for scripts that
+// need its output line for line. nullopt when a part names no tripwire or a range runs
+// backwards.
 std::optional<std::vector<TripwireId>> parse_tripwire_selection(std::string_view text);
 
 }  // namespace inferlint

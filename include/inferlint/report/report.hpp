@@ -28,6 +28,9 @@ struct PageInfo {
     std::optional<std::string> title;  // default: "<engine> <version> run"
     std::string generated;             // local time the page was made
     std::vector<std::string> sources;  // the input files, for the "Made from" line
+    // The tripwires the command was asked to show (--tripwires); nullopt: every one. The
+    // "Tripwires checked" line says the others were left out, not what they would need.
+    std::optional<std::vector<TripwireId>> shown;
 };
 // What the run's files say happened. Every field is nullopt when its source is absent.
 struct Summary {
@@ -89,6 +92,7 @@ struct Report {
     std::vector<std::string> sources;
     const Engine* engine = &vllm();
     std::optional<BenchResult> bench;
+    std::optional<std::vector<TripwireId>> shown;  // PageInfo::shown
 
     // The result for a tripwire, nullptr if none.
     const CheckResult* result(TripwireId tripwire) const;

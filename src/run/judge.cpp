@@ -1,0 +1,113 @@
+// The one path from a run's files to its verdicts, and xray's live record beside them.
+#include "inferlint/run/judge.hpp"
+
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace inferlint::run {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array kStatuses = {Status::pass, Status::warn, Status::fail, Status::unknown, Status::not_applicable};
+
+// One verdict as CheckResult::to_json writes it; nullopt when it is not one.
+std::optional<CheckResult> verdict_from_json(const Json& j) {
+    if (!j.is_object() || !j.contains("tripwire") || !j["tripwire"].is_string() || !j.contains("status") ||
+        !j["status"].is_string() || !j.contains("message") || !j["message"].is_string())
+        return std::nullopt;
+    auto id = tripwire_id(j["tripwire"].get<std::string>());
+    if (!id) return std::nullopt;
+    CheckResult r;
+    r.tripwire = *id;
+    const std::string status = j["status"].get<std::string>();
+    bool known = false;
+    for (Status s : kStatuses)
+        if (status_value(s) == status) r.status = s, known = true;
+    if (!known) return std::nullopt;
+    r.message = j["message"].get<std::string>();
+    if (j.contains("evidence") && j["evidence"].is_object()) r.evidence = j["evidence"];
+    return r;
+}
+
+template <typename T>
+std::optional<T> field(const Json& doc, const char* key, const fs::path& path) {
+    if (!doc.contains(key) || doc[key].is_null()) return std::nullopt;
+    const Json& v = doc[key];
+    if constexpr (std::is_same_v<T, long long>) {
+        if (v.is_number_integer()) return v.get<long long>();
+    } else {
+        if (v.is_string()) return v.get<std::string>();
+    }
+    throw InputError(fmt::format("{}: \"{}\" has the wrong type", path.string(), key));
+}
+
+}  // namespace
+
+void write_live_record(const fs::path& folder, const LiveRecord& record) {
+    Json doc = Json::object();
+    doc["schema"] = kLiveSchema;
+    Json verdicts = Json::array();
+    for (const auto& r : record.verdicts) verdicts.push_back(r.to_json());
+    doc["verdicts"] = std::move(verdicts);
+    doc["requested"] = or_null(record.requested);
+    doc["unique_prompts"] = or_null(record.unique_prompts);
+    doc["server_version"] = or_null(record.server_version);
+    doc["bench_result"] = or_null(record.bench_result);
+    util::write_file(folder / kLiveFile, doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+std::optional<LiveRecord> read_live_record(const fs::path& folder) {
+    const fs::path path = folder / kLiveFile;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return std::nullopt;
+    const std::string text = util::read_file(path, util::AllowEmpty::no);
+    Json doc = Json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object())
+        throw InputError(fmt::format("{}: not a JSON object (xray's live record)", path.string()));
+    if (!doc.contains("schema") || doc["schema"] != kLiveSchema)
+        throw InputError(fmt::format("{}: not an {} document", path.string(), kLiveSchema));
+    LiveRecord rec;
+    if (doc.contains("verdicts")) {
+        if (!doc["verdicts"].is_array())
+            throw InputError(fmt::format("{}: \"verdicts\" is not a list", path.string()));
+        for (const auto& v : doc["verdicts"]) {
+            auto r = verdict_from_json(v);
+            if (!r) throw InputError(fmt::format("{}: a verdict that is not one: {}", path.string(), v.dump()));
+            rec.verdicts.push_back(std::move(*r));
+        }
+    }
+    rec.requested = field<long long>(doc, "requested", path);
+    rec.unique_prompts = field<std::string>(doc, "unique_prompts", path);
+    rec.server_version = field<std::string>(doc, "server_version", path);
+    rec.bench_result = field<std::string>(doc, "bench_result", path);
+    return rec;
+}
+
+std::optional<LoadedRun> load_judged(const JudgeInput& in, checks::RunVerdicts& verdicts) {
+    auto loaded = load_run(in.files, in.named, in.accept);
+    if (!loaded) return std::nullopt;
+    checks::RunEvidence& ev = loaded->evidence;
+    const LiveRecord* live = in.live ? &*in.live : nullptr;
+    if (live) {
+        ev.live = live->verdicts;
+        // SGLang's log prints no version: the one its server reported, as xray read it.
+        if (live->server_version && !ev.boots.empty() && !ev.boots.front().facts.vllm_version)
+            ev.boots.front().facts.server_version = live->server_version;
+        if (live->unique_prompts) ev.unique_prompts = live->unique_prompts;
+    }
+    if (in.unique_prompts) ev.unique_prompts = in.unique_prompts;
+    ev.requested = in.requested;
+    if (!ev.requested && live && live->requested) ev.requested = checks::Requested::of(*live->requested);
+    if (!ev.requested && ev.bench && ev.bench->max_concurrency)
+        ev.requested = checks::Requested::of(*ev.bench->max_concurrency);
+    verdicts = checks::check_run(ev);
+    return loaded;
+}
+
+}  // namespace inferlint::run
