@@ -33,7 +33,7 @@ std::map<std::string, Json> trap_by_tripwire(const Json& list) {
     return out;
 }
 
-// `inferlint xray --tripwires all` around the simulator serving `model` and its bench
+// `inferlint xray` (every tripwire, the default) around the simulator serving `model` and its bench
 // client, on a machine with no GPU (an nvidia-smi that reads an empty card) and no other
 // server (an empty process table); then `report` on the folder it wrote.
 TrapRun trap_xray(const Sandbox& sb, const std::string& model, const std::string& serve_extra,
@@ -45,7 +45,7 @@ TrapRun trap_xray(const Sandbox& sb, const std::string& model, const std::string
     const std::string serve =
         fmt::format("{} serve {} --port {} --sim-boot-s 0.05 --sim-log-interval-s 0.5 --sim-time-scale 20 {}",
                     util::shell_join({sb.vllm()}), util::shell_join({model}), port, serve_extra);
-    std::vector<std::string> args = {"xray", "-o", sb.out().string(), "--tripwires", "all", "--interval", "0.05",
+    std::vector<std::string> args = {"xray", "-o", sb.out().string(), "--interval", "0.05",
                                      "--serve", serve, "--"};
     for (const auto& a : bench_cmd(sb, port, 8, 4, 64, 96, model)) args.push_back(a);
     args.insert(args.end(), load_extra.begin(), load_extra.end());
@@ -57,10 +57,20 @@ TrapRun trap_xray(const Sandbox& sb, const std::string& model, const std::string
     INFO(run.out);
     REQUIRE(fs::is_regular_file(sb.out() / "results.json"));
     run.xray = trap_by_tripwire(Json::parse(util::read_file(sb.out() / "results.json"))["results"]);
-    auto rep = testsupport::run_cli({"report", sb.out().string(), "--tripwires", "all", "--json"},
+    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"},
                                     "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
     INFO(rep.err);
     run.report = trap_by_tripwire(Json::parse(rep.out));
+    // One path judges: report on the folder gives xray's verdicts, in its order, in its words.
+    const Json said = Json::parse(util::read_file(sb.out() / "results.json"))["results"];
+    const Json again = Json::parse(rep.out);
+    REQUIRE(said.size() == again.size());
+    for (std::size_t i = 0; i < said.size(); ++i) {
+        INFO("verdict " << i << ": xray said " << said[i].dump() << "; report says " << again[i].dump());
+        CHECK(said[i]["tripwire"] == again[i]["tripwire"]);
+        CHECK(said[i]["status"] == again[i]["status"]);
+        CHECK(said[i]["message"] == again[i]["message"]);
+    }
     require_all_gone(sb.out() / "boot.log");
     return run;
 }
@@ -103,11 +113,16 @@ TEST_CASE("xray traps: T16 passes unique prompts and fails a harness that repeat
     CHECK_THAT(same.line("T16"), Contains("[T16] TRIPWIRE-FAILED  384 of 576 prompt tokens came from the prefix cache "
                                           "(66.7%) although the prompts were meant to be unique (--dataset-name random)"));
     CHECK(same.rc == 1);
-    // report has no command line: the client's Namespace line in load.log says the same.
+    // report on the folder reads xray's live record: the same reason as xray gave.
     CHECK(same.report.at("T16")["status"] == "fail");
-    CHECK(same.report.at("T16")["evidence"]["unique_prompts"] == "dataset_name='random' in load.log");
+    CHECK(same.report.at("T16")["evidence"]["unique_prompts"] == "--dataset-name random");
     trap_same_verdicts(same);
-    // Without that line report cannot tell the prompts were meant to be unique: a warning.
+    // Without the live record, the client's Namespace line in load.log says the same.
+    fs::remove(same_sb.out() / "live.json");
+    auto from_log = testsupport::run_cli({"report", same_sb.out().string(), "--tripwires", "T16", "--json"});
+    CHECK(trap_by_tripwire(Json::parse(from_log.out)).at("T16")["evidence"]["unique_prompts"] ==
+          "dataset_name='random' in load.log");
+    // Without that line either, report cannot tell the prompts were meant to be unique: a warning.
     const fs::path log = same_sb.out() / "load.log";
     util::write_file(log, testsupport::each_line(util::read_file(log),
                                                  [](std::string& l) { return !l.starts_with("Namespace("); }));
