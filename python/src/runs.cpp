@@ -80,7 +80,8 @@ std::vector<CheckResult> run_verdicts(const fs::path& folder, std::optional<long
     ev.requested = requested ? checks::Requested::of(*requested)
                    : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
                                                             : std::nullopt;
-    ev.unique_prompts = std::move(unique_prompts);
+    // The load's own command line (load.log) may already say the prompts were unique.
+    if (unique_prompts) ev.unique_prompts = std::move(unique_prompts);
     return checks::check_run(ev).results;
 }
 
