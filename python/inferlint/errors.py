@@ -8,10 +8,14 @@ from typing import Any
 __all__ = ["InputError", "ServerRestarted"]
 
 
-class InputError(ValueError):
+class InputError(ValueError, OSError):
     """Bad input: a file that is missing, empty, binary, truncated or of another schema, or a
     server that cannot be read. ``str(e)`` is the one line the CLI prints after
     ``inferlint: `` (and it exits 2): it names the file or URL, and the line where one is at fault.
+
+    Both a ValueError and an OSError, so the ``except`` clauses written for the Python tool
+    still catch it: it raised OSError for a file or server it could not read
+    (FileNotFoundError, URLError) and ValueError for one it could not parse.
     """
 
 

@@ -98,10 +98,12 @@ def test_bad_file_is_refused_with_the_clis_line(reader, kind, tmp_path, cli):
         assert refused is None, f"the CLI read it (exit {done.returncode}), the module refused: {refused}"
 
 
-def test_input_error_is_a_value_error():
-    assert issubclass(inferlint.InputError, ValueError)
-    with pytest.raises(ValueError, match="no such file"):
+def test_input_error_is_caught_where_the_python_tools_errors_were():
+    assert issubclass(inferlint.InputError, ValueError) and issubclass(inferlint.InputError, OSError)
+    with pytest.raises(OSError, match="no such file"):
         telemetry.load("/nonexistent/before.snapshot.json")
+    with pytest.raises(ValueError, match="^cannot connect to http://127.0.0.1:1/metrics: nothing answers there"):
+        telemetry.scrape("http://127.0.0.1:1", timeout=2)
 
 
 def test_text_that_is_not_prometheus_is_refused_naming_its_source():
