@@ -34,13 +34,6 @@ py::object value_of(const std::map<std::string, std::vector<long long>>& v) {
     return out;
 }
 
-const Engine* engine_named(const std::optional<std::string>& key) {
-    if (!key) return nullptr;
-    const Engine* e = parse_key(*key);
-    if (!e) throw py::value_error("unknown engine '" + *key + "' (known: vllm, sglang, trtllm)");
-    return e;
-}
-
 // One read-only attribute per fact, converted on each read (facts are small).
 #define INFERLINT_FACT(name) \
     cls.def_property_readonly(#name, [](const BootFacts& f) { return value_of(f.name); })

@@ -28,12 +28,6 @@ std::vector<std::string> labels_or_default(const FactsList& facts, std::optional
     return out;
 }
 
-const Engine& engine_key(const std::string& key) {
-    const Engine* e = parse_key(key);
-    if (!e) throw py::value_error("unknown engine '" + key + "' (known: vllm, sglang, trtllm)");
-    return *e;
-}
-
 // A CheckResult of the package back into the core's, for with_timer_comparison.
 CheckResult core_result(py::handle r) {
     CheckResult out;
@@ -173,7 +167,7 @@ void bind_series_checks(py::module_& m) {
     m.def("does_not_apply", [](const std::string& tripwire, const std::string& engine) -> py::object {
         auto id = tripwire_id(tripwire);
         if (!id) throw py::value_error("not a tripwire code: '" + tripwire + "'");
-        auto r = checks::does_not_apply(*id, engine_key(engine));
+        auto r = checks::does_not_apply(*id, *engine_named(engine));
         return r ? check_result(*r) : py::none();
     }, py::arg("tripwire"), py::arg("engine"),
        "The result for a tripwire about a behaviour `engine` (\"sglang\") does not have, else None.");

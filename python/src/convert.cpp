@@ -1,5 +1,7 @@
 #include "convert.hpp"
 
+#include "inferlint/core/engines.hpp"
+
 #include <cmath>
 #include <map>
 #include <utility>
@@ -55,6 +57,13 @@ Json from_python(py::handle value) {
         return out;
     }
     throw py::type_error("not a JSON value: " + py::repr(value).cast<std::string>());
+}
+
+const Engine* engine_named(const std::optional<std::string>& key) {
+    if (!key) return nullptr;
+    const Engine* e = parse_key(*key);
+    if (!e) throw py::value_error("unknown engine '" + *key + "' (known: vllm, sglang, trtllm)");
+    return e;
 }
 
 py::handle package_attr(const char* module, const char* name) {

@@ -3,6 +3,7 @@
 // values as None, and paths given as str or os.PathLike.
 #pragma once
 
+#include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
 
 #include <pybind11/pybind11.h>
@@ -29,6 +30,10 @@ py::list check_results(const std::vector<CheckResult>& results);
 
 // A str or os.PathLike as a path (os.fspath).
 std::filesystem::path path_of(py::handle value);
+
+// The engine a user named ("vllm", "SGLang", ...); nullptr for None; ValueError for an
+// unknown name.
+const Engine* engine_named(const std::optional<std::string>& key);
 
 // An attribute of a module of the pure-Python package, looked up once and kept for the
 // interpreter's life (never released: it outlives every call).

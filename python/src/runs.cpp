@@ -17,13 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Engine* engine_named(const std::optional<std::string>& key) {
-    if (!key) return nullptr;
-    const Engine* e = parse_key(*key);
-    if (!e) throw py::value_error("unknown engine '" + *key + "' (known: vllm, sglang, trtllm)");
-    return e;
-}
-
 // With an engine named, an input from another engine is refused, as the CLI's --engine does.
 run::AcceptEngine refuse_other(const Engine* named) {
     if (!named) return {};
