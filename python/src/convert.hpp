@@ -45,7 +45,7 @@ py::object or_none(const std::optional<T>& v) {
 }
 
 // The bindings of each public module, in python/src/<module>.cpp.
-void bind_errors(py::module_& m);
+void register_errors();
 void bind_telemetry(py::module_& m);
 void bind_bootlog(py::module_& m);
 void bind_series(py::module_& m);

@@ -12,8 +12,7 @@
 
 namespace inferlint::python {
 
-void bind_errors(py::module_& m) {
-    (void)m;
+void register_errors() {
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);

@@ -5,7 +5,7 @@
 PYBIND11_MODULE(_native, m) {
     namespace ip = inferlint::python;
     m.doc() = "The inferlint C++ core (use the inferlint package, not this module).";
-    ip::bind_errors(m);
+    ip::register_errors();
     auto telemetry = m.def_submodule("telemetry", "Snapshots of a server's /metrics.");
     ip::bind_telemetry(telemetry);
     auto bootlog = m.def_submodule("bootlog", "Boot log -> facts about the server that started.");
