@@ -8,6 +8,7 @@ from __future__ import annotations
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -122,3 +123,44 @@ def test_bad_arguments_raise_python_errors():
         inferlint.run(SIM_RUN, requested=0)
     with pytest.raises(inferlint.InputError, match="no run files"):
         inferlint.run(SIM_RUN.parent)
+
+
+MUTATE = r"""
+import random, sys
+from inferlint import benchresult, bootlog, checks, series, telemetry
+run = sys.argv[1]
+rng = random.Random(31)
+readers = {
+    "before.snapshot.json": lambda t: checks.check_no_preemption(telemetry.parse(t, "s"), telemetry.parse(t, "s")),
+    "run.series.jsonl": lambda t: checks.concurrency_ceiling(series.parse(t, "r")),
+    "boot.log": lambda t: (checks.check_block_size(bootlog.parse(t)), checks.check_boot_failure(t)),
+    "bench.json": lambda t: benchresult.parse(t, "b"),
+}
+outcomes = {"read": 0, "refused": 0}
+for name, read in readers.items():
+    data = bytearray(open(f"{run}/{name}", "rb").read())
+    for _ in range(150):
+        d = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            i = rng.randrange(len(d))
+            d[i] = rng.randrange(256)
+        d = d[: rng.randrange(len(d) + 1)] if rng.random() < 0.3 else d
+        text = d.decode("utf-8", "replace")
+        try:
+            read(text)
+            outcomes["read"] += 1
+        except (ValueError, TypeError, RuntimeError, LookupError) as e:
+            assert "\n" not in str(e).strip(), repr(str(e))
+            outcomes["refused"] += 1
+print(outcomes["read"], outcomes["refused"])
+"""
+
+
+def test_mutated_files_are_read_or_refused_never_a_crash():
+    """600 copies of the simulator run's files with bytes changed and cut, in a child process
+    (a crash would end it with a signal, not an exception)."""
+    done = subprocess.run([sys.executable, "-c", MUTATE, str(SIM_RUN)], capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    read, refused = map(int, done.stdout.split())
+    assert read + refused == 600 and read > 0 and refused > 0
