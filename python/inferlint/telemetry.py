@@ -4,6 +4,7 @@
 
 from ._native.telemetry import (
     SCHEMA,
+    Metrics,
     Snapshot,
     counter_delta,
     created_changes,
@@ -16,6 +17,7 @@ from .errors import ServerRestarted
 
 __all__ = [
     "SCHEMA",
+    "Metrics",
     "ServerRestarted",
     "Snapshot",
     "counter_delta",

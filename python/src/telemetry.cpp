@@ -31,6 +31,33 @@ prom::LabelFilter label_filter(const py::kwargs& labels) {
     return out;
 }
 
+void bind_metrics(py::module_& m) {
+    py::class_<prom::Metrics>(m, "Metrics",
+                              "A snapshot's samples, looked up by name and a subset of labels (**labels).")
+        .def("names", [](const prom::Metrics& x) {
+            py::set out;
+            for (const auto& name : x.names()) out.add(py::str(name));
+            return out;
+        }, "The distinct metric names.")
+        .def("has", &prom::Metrics::has, py::arg("name"))
+        .def("total", [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) {
+            return or_none(x.total(name, label_filter(labels)));
+        }, py::arg("name"), "The sum over the matching series (counters, count-like gauges), or None.")
+        .def("single", [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) {
+            try {
+                return or_none(x.single(name, label_filter(labels)));
+            } catch (const std::runtime_error& e) {
+                throw py::key_error(e.what());  // several series match: a LookupError, as the Python tool's
+            }
+        }, py::arg("name"), "The value of exactly one matching series, or None; LookupError when several match.")
+        .def("info", [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) -> py::object {
+            auto found = x.info(name, label_filter(labels));
+            return found ? py::cast(*found) : py::none();
+        }, py::arg("name"), "The labels of an *_info series as a dict, or None.")
+        .def("__len__", &prom::Metrics::size)
+        .def("__contains__", &prom::Metrics::has);
+}
+
 void bind_snapshot(py::module_& m) {
     py::class_<Snapshot>(m, "Snapshot",
                          "One reading of a server's Prometheus metrics: the raw text and the time it was taken\n"
@@ -44,6 +71,8 @@ void bind_snapshot(py::module_& m) {
         .def_readonly("t_wall", &Snapshot::t_wall)
         .def_readonly("t_mono_ns", &Snapshot::t_mono_ns)
         .def_readonly("latency_s", &Snapshot::latency_s)
+        .def_property_readonly("metrics", &Snapshot::metrics, py::return_value_policy::reference_internal,
+                               "The text's samples, parsed on first use (InputError when it is not Prometheus text).")
         .def("names", [](const Snapshot& s) {
             // Parsing a malformed text throws InputError, which becomes inferlint.InputError.
             py::set out;
@@ -68,6 +97,7 @@ void bind_snapshot(py::module_& m) {
 
 void bind_telemetry(py::module_& m) {
     m.attr("SCHEMA") = kSnapshotSchema;
+    bind_metrics(m);
     bind_snapshot(m);
     m.def("load", [](py::handle path) { return load_snapshot(path_of(path)); }, py::arg("path"),
           "Reads a snapshot file (inferlint.snapshot/1 JSON), or a bare Prometheus text file (no clock).\n"

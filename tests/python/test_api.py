@@ -118,6 +118,17 @@ def test_snapshot_round_trip_and_counter_helpers(tmp_path):
     assert span > 0 and uncertainty >= 0
 
 
+def test_snapshot_metrics_as_the_python_tools():
+    m = telemetry.load(SIM_RUN / "after.snapshot.json").metrics
+    assert "vllm:num_preemptions_total" in m and m.has("vllm:kv_cache_usage_perc")
+    assert m.total("vllm:generation_tokens_total") == 33000.0
+    assert m.total("vllm:request_success_total", finished_reason="length") == 33.0
+    assert m.total("vllm:no_such_total") is None and m.single("vllm:no_such_total") is None
+    assert m.info("vllm:cache_config_info")["num_gpu_blocks"] == "4096"
+    with pytest.raises(LookupError, match="matches 5 series"):
+        m.single("vllm:request_success_total")
+
+
 def test_a_restart_and_a_missing_clock_raise_as_the_python_tool_does():
     a = telemetry.Snapshot("a", "vllm:num_preemptions_total 5\n", 100.0, 1_000_000_000)
     b = telemetry.Snapshot("b", "vllm:num_preemptions_total 2\n", 110.0, 11_000_000_000)
