@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBU
 # make run (CMakeLists.txt's demo_programs).
 DEMO_TARGETS ?= demo_programs
 
-.PHONY: all bootstrap bootstrap-demo build build-demo build-asan build-fuzz demo test package test-asan conform bench fuzz clean
+.PHONY: all bootstrap bootstrap-demo build build-demo build-asan build-fuzz demo test package test-asan conform bench fuzz clean python
 
 all: build
 
@@ -22,6 +22,10 @@ $(BUILD)/CMakeCache.txt: | bootstrap
 
 build: bootstrap $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python module `inferlint` into $(BUILD)/python (PYTHONPATH=$(BUILD)/python; docs/python.md).
+python: bootstrap $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target python
 
 $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DINFERLINT_SANITIZE=ON

@@ -48,6 +48,16 @@ for f in usr/share/man/man1/inferlint.1.gz usr/share/bash-completion/completions
 done
 [ -e "$tmp/root/usr/share/man/man1/inferlint.1" ] && bad "the man page is packaged uncompressed"
 cmp -s <(gzip -dc "$tmp/root/usr/share/man/man1/inferlint.1.gz") <("$bin" --man) || bad "the packaged man page is not the binary's"
+# The Python module, where this build made one (INFERLINT_PYTHON): on Debian's python3 path,
+# and the unpacked copy imports and checks a run with the python3 it was built for.
+if ls "$BUILD"/python/inferlint/_native*.so >/dev/null 2>&1; then
+  site="$tmp/root/usr/lib/python3/dist-packages"
+  ls "$site"/inferlint/_native*.so >/dev/null 2>&1 || bad "the package has no usr/lib/python3/dist-packages/inferlint/_native*.so"
+  [ -e "$site/inferlint/py.typed" ] && [ -s "$site/inferlint/checks.pyi" ] || bad "the package has no type stubs"
+  py=$(sed -n 's/^_Python_EXECUTABLE:INTERNAL=//p' "$BUILD/CMakeCache.txt")
+  said=$(cd "$tmp" && PYTHONPATH="$site" "${py:-python3}" -c "import inferlint; print(inferlint.__file__)" 2>&1) &&
+    [ "$said" = "$site/inferlint/__init__.py" ] || bad "the packaged Python module does not import: $said"
+fi
 if [ $fail -eq 0 ]; then
   echo "package: ok ($(basename "$deb"); Depends: $(field Depends))"
 else
