@@ -5,6 +5,7 @@
 
 #include "inferlint/checks/compare.hpp"
 #include "inferlint/run/compare_runs.hpp"
+#include "inferlint/run/judge.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/run_folder.hpp"
 #include "inferlint/util/error.hpp"
@@ -29,7 +30,8 @@ run::AcceptEngine refuse_other(const Engine* named) {
     };
 }
 
-run::RunFileSet run_files(const fs::path& folder) {
+// A folder with no run file in it is refused as `report` refuses it.
+void require_run_folder(const fs::path& folder) {
     std::error_code ec;
     if (!fs::is_directory(folder, ec))
         throw InputError(fmt::format("{}: not a run folder (no such folder)", folder.string()));
@@ -39,14 +41,6 @@ run::RunFileSet run_files(const fs::path& folder) {
             "no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
             "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)",
             folder.string()));
-    run::RunFileSet files;
-    if (found.boot_log) files.boot_logs.push_back(*found.boot_log);
-    files.before = found.before;
-    files.after = found.after;
-    files.series = found.series;
-    files.bench = found.bench;
-    files.load_log = found.load_log;
-    return files;
 }
 
 // The same refusal as `report`: a run's files must come from one engine.
@@ -64,18 +58,21 @@ void check_one_engine(const std::vector<std::pair<const Engine*, std::string>>& 
     }
 }
 
+// The verdicts `inferlint report DIR` gives: the one path (run::load_judged), with the
+// live record xray left in the folder.
 std::vector<CheckResult> run_verdicts(const fs::path& folder, std::optional<long long> requested,
                                       const Engine* named, std::optional<std::string> unique_prompts) {
-    auto loaded = run::load_run(run_files(folder), named, refuse_other(named));
+    require_run_folder(folder);
+    run::JudgeInput in = run::folder_input(folder);
+    in.named = named;
+    in.accept = refuse_other(named);
+    if (requested) in.requested = checks::Requested::of(*requested);
+    in.unique_prompts = std::move(unique_prompts);
+    checks::RunVerdicts verdicts;
+    auto loaded = run::load_judged(in, verdicts);
     if (!loaded) throw InputError(fmt::format("{}: an input came from another engine", folder.string()));
     if (!named) check_one_engine(loaded->engines);
-    checks::RunEvidence& ev = loaded->evidence;
-    ev.requested = requested ? checks::Requested::of(*requested)
-                   : ev.bench && ev.bench->max_concurrency ? checks::Requested::of(*ev.bench->max_concurrency)
-                                                            : std::nullopt;
-    // The load's own command line (load.log) may already say the prompts were unique.
-    if (unique_prompts) ev.unique_prompts = std::move(unique_prompts);
-    return checks::check_run(ev).results;
+    return verdicts.results;
 }
 
 checks::Figure figure_of(const std::string& name) {

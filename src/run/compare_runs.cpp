@@ -1,5 +1,6 @@
 #include "inferlint/run/compare_runs.hpp"
 
+#include "inferlint/run/judge.hpp"
 #include "inferlint/run/run_folder.hpp"
 #include "inferlint/run/xray.hpp"
 #include "inferlint/util/error.hpp"
@@ -118,28 +119,22 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
         return failed_run(folder, fmt::format("a fleet's run ({} replicas): compare takes one server's runs, such as "
                                               "one replica's folder",
                                               replicas.size()));
-    RunFiles found = find_run_files(folder);
-    if (!found.before || !found.after)
-        return failed_run(folder, !found.before && !found.after ? "no before or after snapshot"
-                                  : !found.before              ? "no before snapshot"
-                                                               : "no after snapshot");
-    RunFileSet files;
-    if (found.boot_log) files.boot_logs.push_back(*found.boot_log);
-    files.before = found.before;
-    files.after = found.after;
-    files.series = found.series;
-    files.bench = found.bench;
-    files.load_log = found.load_log;
-    auto loaded = load_run(files, named, accept);
+    JudgeInput in = folder_input(folder);
+    in.named = named;
+    in.accept = accept;
+    if (!in.files.before || !in.files.after)
+        return failed_run(folder, !in.files.before && !in.files.after ? "no before or after snapshot"
+                                  : !in.files.before                  ? "no before snapshot"
+                                                                      : "no after snapshot");
+    const std::vector<std::string> argv = xray ? xray->load_argv : std::vector<std::string>{};
+    // A folder from before xray kept a live record: the command line's word on unique
+    // prompts from its results.json (else the loader reads the client's line in load.log).
+    if (!in.live) in.unique_prompts = xray::load_unique_prompts(argv);
+    checks::RunVerdicts verdicts;
+    auto loaded = load_judged(in, verdicts);
     if (!loaded) return std::nullopt;
     refuse_mixed_engines(folder, *loaded);
     checks::RunEvidence& ev = loaded->evidence;
-    const std::vector<std::string> argv = xray ? xray->load_argv : std::vector<std::string>{};
-    if (ev.bench && ev.bench->max_concurrency) ev.requested = checks::Requested::of(*ev.bench->max_concurrency);
-    // The command line's word first (xray's account); else what the loader read from the
-    // client's own Namespace line in load.log.
-    if (auto unique = xray::load_unique_prompts(argv)) ev.unique_prompts = unique;
-    checks::RunVerdicts verdicts = checks::check_run(ev);
 
     checks::ArmRun r;
     r.label = folder.string();

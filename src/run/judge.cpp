@@ -1,6 +1,7 @@
 // The one path from a run's files to its verdicts, and xray's live record beside them.
 #include "inferlint/run/judge.hpp"
 
+#include "inferlint/run/run_folder.hpp"
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
 
@@ -87,6 +88,20 @@ std::optional<LiveRecord> read_live_record(const fs::path& folder) {
     rec.server_version = field<std::string>(doc, "server_version", path);
     rec.bench_result = field<std::string>(doc, "bench_result", path);
     return rec;
+}
+
+JudgeInput folder_input(const fs::path& folder) {
+    JudgeInput in;
+    const RunFiles found = find_run_files(folder);
+    if (found.boot_log) in.files.boot_logs.push_back(*found.boot_log);
+    in.files.before = found.before;
+    in.files.after = found.after;
+    in.files.series = found.series;
+    in.files.bench = found.bench;
+    in.files.load_log = found.load_log;
+    in.live = read_live_record(folder);
+    if (in.live) in.files.bench = in.live->bench_result ? std::optional(folder / *in.live->bench_result) : std::nullopt;
+    return in;
 }
 
 std::optional<LoadedRun> load_judged(const JudgeInput& in, checks::RunVerdicts& verdicts) {

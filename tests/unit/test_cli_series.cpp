@@ -157,7 +157,7 @@ TEST_CASE("series: --tripwires and INFERLINT_TRIPWIRES report only the tripwires
     auto bad = testsupport::run_cli(base, "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=T1-T99 ");
     CHECK(bad.rc == 2);
     CHECK(bad.out.empty());
-    CHECK(bad.err == "inferlint: INFERLINT_TRIPWIRES=T1-T99: not a list of tripwires (for example T1-T15 or T1,T8)\n");
+    CHECK(bad.err == "inferlint: INFERLINT_TRIPWIRES=T1-T99: not a list of tripwires (for example all, reference, T1-T15 or T1,T8)\n");
     args = base;
     args.insert(args.end(), {"--tripwires", "T8-T1"});
     CHECK(testsupport::run_cli(args).rc == 2);

@@ -50,6 +50,11 @@ struct JudgeInput {
     std::optional<LiveRecord> live;
 };
 
+// A run folder as `report DIR` reads it: its files found by name (run_folder.hpp's
+// find_run_files) and the live record xray left there, whose load result (or none) wins
+// over a file found by name. Throws InputError for a live record that cannot be read.
+JudgeInput folder_input(const std::filesystem::path& folder);
+
 // The run's files read (load_run), the live record laid over them, and every verdict the
 // evidence allows (check_run). The concurrency asked for is the user's, else the record's,
 // else the load tool's result's. nullopt when `accept` refused an input; InputError for a
