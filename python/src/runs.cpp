@@ -43,21 +43,6 @@ void require_run_folder(const fs::path& folder) {
             folder.string()));
 }
 
-// The same refusal as `report`: a run's files must come from one engine.
-void check_one_engine(const std::vector<std::pair<const Engine*, std::string>>& found) {
-    const std::pair<const Engine*, std::string>* first = nullptr;
-    for (const auto& f : found) {
-        if (!f.first) continue;
-        if (!first) {
-            first = &f;
-        } else if (f.first != first->first) {
-            throw InputError(fmt::format("{} came from {}, but {} came from {}: the files are from different runs. "
-                                         "Give the files of one run.",
-                                         first->second, first->first->name, f.second, f.first->name));
-        }
-    }
-}
-
 // The verdicts `inferlint report DIR` gives: the one path (run::load_judged), with the
 // live record xray left in the folder.
 std::vector<CheckResult> run_verdicts(const fs::path& folder, std::optional<long long> requested,
@@ -71,7 +56,8 @@ std::vector<CheckResult> run_verdicts(const fs::path& folder, std::optional<long
     checks::RunVerdicts verdicts;
     auto loaded = run::load_judged(in, verdicts);
     if (!loaded) throw InputError(fmt::format("{}: an input came from another engine", folder.string()));
-    if (!named) check_one_engine(loaded->engines);
+    if (auto mixed = run::mixed_engines(loaded->engines); mixed && !named)
+        throw InputError(*mixed + ". Give the files of one run.");
     return verdicts.results;
 }
 

@@ -55,20 +55,9 @@ Shown report_shown(const report::Report& rep, const fs::path& out, const Common&
 
 // Says on stderr when two inputs name different engines; true: refuse (exit 2).
 bool engines_disagree(const std::vector<std::pair<const Engine*, std::string>>& found) {
-    const std::pair<const Engine*, std::string>* first = nullptr;
-    for (const auto& f : found) {
-        if (!f.first) continue;
-        if (!first) {
-            first = &f;
-        } else if (f.first != first->first) {
-            std::cerr << fmt::format(
-                "inferlint: {} came from {}, but {} came from {}: the files are from different runs. Give the "
-                "files of one run.\n",
-                first->second, first->first->name, f.second, f.first->name);
-            return true;
-        }
-    }
-    return false;
+    auto mixed = run::mixed_engines(found);
+    if (mixed) std::cerr << fmt::format("inferlint: {}. Give the files of one run.\n", *mixed);
+    return mixed.has_value();
 }
 
 // Fills the files not named on the command line with the ones found in the folder;

@@ -68,17 +68,6 @@ checks::LoadShape asked_load(const std::vector<std::string>& argv) {
     return s;
 }
 
-void refuse_mixed_engines(const fs::path& folder, const LoadedRun& loaded) {
-    const std::pair<const Engine*, std::string>* first = nullptr;
-    for (const auto& e : loaded.engines) {
-        if (!e.first) continue;
-        if (!first) first = &e;
-        else if (e.first != first->first)
-            throw InputError(fmt::format("{}: {} came from {}, but {} came from {}: the files are from different runs",
-                                         folder.string(), first->second, first->first->name, e.second, e.first->name));
-    }
-}
-
 checks::ArmRun failed_run(const fs::path& folder, std::string why) {
     checks::ArmRun r;
     r.label = folder.string();
@@ -133,7 +122,7 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
     checks::RunVerdicts verdicts;
     auto loaded = load_judged(in, verdicts);
     if (!loaded) return std::nullopt;
-    refuse_mixed_engines(folder, *loaded);
+    if (auto mixed = mixed_engines(loaded->engines)) throw InputError(fmt::format("{}: {}", folder.string(), *mixed));
     checks::RunEvidence& ev = loaded->evidence;
 
     checks::ArmRun r;

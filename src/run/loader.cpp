@@ -82,6 +82,18 @@ std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector
     return starts;
 }
 
+std::optional<std::string> mixed_engines(const std::vector<std::pair<const Engine*, std::string>>& engines) {
+    const std::pair<const Engine*, std::string>* first = nullptr;
+    for (const auto& e : engines) {
+        if (!e.first) continue;
+        if (!first) first = &e;
+        else if (e.first != first->first)
+            return fmt::format("{} came from {}, but {} came from {}: the files are from different runs", first->second,
+                               first->first->name, e.second, e.first->name);
+    }
+    return std::nullopt;
+}
+
 std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, const AcceptEngine& accept) {
     LoadedRun run;
     checks::RunEvidence& ev = run.evidence;

@@ -226,7 +226,7 @@ TEST_CASE("docs/tripwires.md is the catalog rendered", "[catalog][docs]") {
     std::ifstream in(path, std::ios::binary);
     std::stringstream current;
     current << in.rdbuf();
-    INFO("docs/tripwires.md differs from the catalog (src/core/catalog.cpp). Regenerate it with:\n"
+    INFO("docs/tripwires.md differs from the catalog (src/core/catalog_t*.cpp). Regenerate it with:\n"
          "  INFERLINT_REGENERATE_DOCS=1 <build>/inferlint_tests \"[docs]\"");
     CHECK(current.str() == rendered);
 }

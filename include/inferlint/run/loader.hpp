@@ -61,6 +61,10 @@ struct LoadedRun {
     std::vector<std::string> notes;
 };
 
+// "F came from vLLM, but G came from SGLang: the files are from different runs" when two of
+// a run's inputs name different engines (LoadedRun::engines); nullopt when they agree.
+std::optional<std::string> mixed_engines(const std::vector<std::pair<const Engine*, std::string>>& engines);
+
 // Reads the snapshots, the recording, the boot logs (engines first, from each log's head,
 // so another engine's log is refused before it is read whole), the load tool's result and
 // what its console output says of untimed requests. nullopt when `accept` refused an input.
