@@ -99,6 +99,10 @@ Engine make_trtllm() {
         .queue_time = "trtllm_request_queue_time_seconds",
         .finished_reason_label = "finished_reason",
         .paused = "trtllm_num_paused_requests",
+        // Newer than 1.3.0rc29 (tensorrt_llm/metrics/collector.py, from specDecodingStats
+        // .acceptanceLength): the mean tokens a step accepted, with speculative decoding only.
+        // T18 reads it as SGLang's spec_accept_length.
+        .spec_accept_length = "trtllm_spec_decode_acceptance_length",
         .prefix_cache_hits = "trtllm_prompt_cached_tokens_total",
         .cache_reused_blocks = "trtllm_kv_cache_reused_blocks_total",
         .cache_missed_blocks = "trtllm_kv_cache_missed_blocks_total",
