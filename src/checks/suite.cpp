@@ -95,10 +95,7 @@ PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts
         pauses.have_log = true;
         pauses.logged_pauses = facts->pauses;
         pauses.served_in_log = facts->served_in_log;
-        if (facts->server_args && facts->server_args->is_object()) {
-            auto it = facts->server_args->find("capacity_scheduler_policy");
-            if (it != facts->server_args->end() && it->is_string()) pauses.scheduler_policy = it->get<std::string>();
-        }
+        pauses.scheduler_policy = facts->asked.scheduler_policy;
     }
     return pauses;
 }

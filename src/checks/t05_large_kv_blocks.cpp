@@ -11,8 +11,8 @@ namespace inferlint::checks {
 
 CheckResult check_block_size(const parse::BootFacts& facts, long long default_block) {
     const auto& bs = facts.attention_block_size;
-    Json args = facts.non_default_args.value_or(Json::object());
-    Json requested = args.contains("block_size") ? args["block_size"] : Json(default_block);
+    const Json asked = facts.asked.block_size ? Json(*facts.asked.block_size) : Json(nullptr);
+    Json requested = asked.is_null() ? Json(default_block) : asked;
     if (!bs && facts.page_size) {
         long long p = *facts.page_size;
         return {TripwireId::T5, Status::pass, fmt::format("page size {} token{}, as set", p, p != 1 ? "s" : ""),
@@ -24,7 +24,7 @@ CheckResult check_block_size(const parse::BootFacts& facts, long long default_bl
         return {TripwireId::T5, Status::pass, "no block-size override printed", Json{{"block_size", requested}}};
     }
     Json ev{{"block_size", *bs},
-            {"requested", args.contains("block_size") ? args["block_size"] : Json(nullptr)},
+            {"requested", asked},
             {"mamba_page_padding_pct", or_null(facts.mamba_page_padding_pct)}};
     if (facts.kv_pool_tokens && *facts.kv_pool_tokens != 0)
         ev["pool_blocks"] = static_cast<double>(*facts.kv_pool_tokens) / static_cast<double>(*bs);

@@ -15,11 +15,43 @@ std::string joined(const std::set<std::string>& items) {
     for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
     return out;
 }
+
+// The line that states what was requested, per engine, and how to get it printed.
+std::string missing_args_line(const std::optional<std::string>& engine) {
+    if (engine == "sglang") return "SGLang's server_args= line (printed at start-up at the default --log-level info)";
+    if (engine == "trtllm")
+        return "TensorRT-LLM's 'LLM Args:' line (printed by trtllm-serve at --log_level info; 1.1 and older print "
+               "none)";
+    return "vLLM's 'non-default args:' line (printed by vllm serve at the default VLLM_LOGGING_LEVEL=INFO)";
+}
+
+// TensorRT-LLM 1.1 prints no "LLM Args" line, but its PyTorchConfig line states the
+// attention backend the target runs and its runtime features that no draft model is there:
+// then nothing can have been ignored, whatever was requested.
+std::optional<CheckResult> trtllm_without_args(const parse::BootFacts& facts) {
+    if (facts.engine != "trtllm" || facts.selected_backends.empty() || facts.speculative != false) return std::nullopt;
+    Json ev{{"requested", nullptr},
+            {"target", facts.selected_backends},
+            {"drafter", facts.drafter_backends},
+            {"speculative", false}};
+    return CheckResult{TripwireId::T6, Status::pass,
+                       fmt::format("nothing to check: TensorRT-LLM's config line says the target runs attn_backend {} "
+                                   "and there was no draft model, so nothing could be ignored (the log has no "
+                                   "'LLM Args:' line to say what was requested)",
+                                   facts.selected_backends.back()),
+                       std::move(ev)};
+}
+
 }  // namespace
 
 CheckResult check_backend_honoured(const parse::BootFacts& facts) {
-    if (!facts.config_args())
-        return {TripwireId::T6, Status::unknown, "no arguments line in the log; cannot tell what was requested", Json::object()};
+    if (!facts.config_args()) {
+        if (auto r = trtllm_without_args(facts)) return *r;
+        return {TripwireId::T6, Status::unknown,
+                fmt::format("no arguments line in the log; cannot tell what was requested: it needs {}",
+                            missing_args_line(facts.engine)),
+                Json::object()};
+    }
     const std::string& server = by_key(facts.engine.value_or("")).name;
     std::string flag = facts.engine == "trtllm" ? "attn_backend" : "--attention-backend";
     Json ev{{"requested", or_null(facts.requested_backend)},

@@ -10,12 +10,11 @@ namespace inferlint::checks {
 
 namespace {
 
-// A setting from vLLM's non-default args that is a whole number (not a bool).
-std::optional<long long> int_arg(const parse::BootFacts* facts, const char* key) {
-    if (facts == nullptr || !facts->non_default_args || !facts->non_default_args->is_object()) return std::nullopt;
-    auto it = facts->non_default_args->find(key);
-    if (it == facts->non_default_args->end() || !it->is_number_integer()) return std::nullopt;
-    return it->get<long long>();
+// The flag that sets the most requests run at once, as each engine names it.
+std::string max_running_flag(const parse::BootFacts& facts) {
+    if (facts.engine == "sglang") return "--max-running-requests";
+    if (facts.engine == "trtllm") return "max_batch_size";
+    return "--max-num-seqs";
 }
 
 }  // namespace
@@ -34,8 +33,9 @@ std::optional<std::pair<long long, std::string>> running_cap(const parse::BootFa
         }
         return std::pair{n, fmt::format("the server runs at most {} at once (--max-running-requests {})", n, n)};
     }
-    if (auto seqs = int_arg(facts, "max_num_seqs"))
-        return std::pair{*seqs, fmt::format("the server runs at most {} at once (--max-num-seqs {})", *seqs, *seqs)};
+    if (auto seqs = facts->asked.max_running)
+        return std::pair{*seqs, fmt::format("the server runs at most {} at once ({} {})", *seqs,
+                                            max_running_flag(*facts), *seqs)};
     return std::nullopt;
 }
 
@@ -54,12 +54,11 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
             or_null(facts->max_concurrency_request_len);
     }
     // vLLM 0.29+ admission control: at most N in flight, the rest rejected with 503.
-    const auto queued_cap = int_arg(facts, "max_num_queued_reqs");
-    if (queued_cap) ev["max_num_queued_reqs"] = *queued_cap;
-    if (facts != nullptr && facts->non_default_args && facts->non_default_args->is_object()) {
-        auto it = facts->non_default_args->find("max_num_queued_tokens");
-        if (it != facts->non_default_args->end() && !it->is_null()) ev["max_num_queued_tokens"] = *it;
-    }
+    // 0: no admission limit asked for (a value, not an optional: GCC 12 sees one uninitialised).
+    const long long queued_cap =
+        facts != nullptr && facts->asked.max_num_queued_reqs ? *facts->asked.max_num_queued_reqs : 0;
+    if (queued_cap > 0) ev["max_num_queued_reqs"] = queued_cap;
+    if (facts != nullptr && facts->asked.max_num_queued_tokens) ev["max_num_queued_tokens"] = *facts->asked.max_num_queued_tokens;
     if (!peak) {
         std::string msg = "series has no num_requests_running samples";
         if (!engine.gauges_hint.empty()) msg += "; " + engine.gauges_hint;
@@ -76,8 +75,8 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
                 ev};
     }
     std::string msg = fmt::format("requested {} concurrent, server never ran more than {:g}", requested, *peak);
-    if (queued_cap && *queued_cap < requested && in_flight && *in_flight >= static_cast<double>(*queued_cap)) {
-        long long limit = *queued_cap;
+    if (queued_cap > 0 && queued_cap < requested && in_flight && *in_flight >= static_cast<double>(queued_cap)) {
+        long long limit = queued_cap;
         msg += fmt::format("; admission control (--max-num-queued-reqs {}) kept at most {} in flight, so the "
                            "other {} were rejected, not queued",
                            limit, limit, requested - limit);

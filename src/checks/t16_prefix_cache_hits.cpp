@@ -29,12 +29,25 @@ std::optional<double> t16_delta(const Snapshot& before, const Snapshot& after, c
     return counter_delta(before, after, name, engine.witness(name));
 }
 
+// Hits served through a KV connector or CPU offloading are counted apart, in
+// vllm:external_prefix_cache_{queries,hits} (vllm/v1/metrics/loggers.py, 0.3x): the
+// tokens served from the cache are both counters' hits together.
+constexpr const char* kVllmExternalHits = "vllm:external_prefix_cache_hits_total";
+constexpr const char* kVllmExternalQueries = "vllm:external_prefix_cache_queries_total";
+
 CacheCounts vllm_counts(const Snapshot& before, const Snapshot& after, const MetricNames& m) {
     CacheCounts c;
     c.hit = counter_delta(before, after, m.prefix_cache_hits);
     c.queried = counter_delta(before, after, m.prefix_cache_queries);
     if (!c.hit) c.missing.push_back(m.prefix_cache_hits);
     if (!c.queried) c.missing.push_back(m.prefix_cache_queries);
+    auto ext_hit = counter_delta(before, after, kVllmExternalHits);
+    if (ext_hit) {
+        c.extra["external_hits"] = *ext_hit;
+        c.extra["external_queries"] = or_null(counter_delta(before, after, kVllmExternalQueries));
+        c.extra["local_hits"] = or_null(c.hit);
+        if (c.hit) c.hit = *c.hit + *ext_hit;
+    }
     return c;
 }
 
@@ -132,21 +145,11 @@ CheckResult t16_above(const CacheCounts& c, double share, const Engine& engine, 
 }  // namespace
 
 std::optional<std::string> prefix_caching_off(const parse::BootFacts& facts) {
-    auto is_false = [](const Json& j, const char* key) {
-        auto it = j.find(key);
-        return it != j.end() && it->is_boolean() && !it->get<bool>();
-    };
-    if (facts.non_default_args && facts.non_default_args->is_object() &&
-        is_false(*facts.non_default_args, "enable_prefix_caching"))
-        return "non-default args: enable_prefix_caching False";
-    if (!facts.server_args || !facts.server_args->is_object()) return std::nullopt;
-    const Json& args = *facts.server_args;
-    if (auto it = args.find("disable_radix_cache"); it != args.end() && it->is_boolean() && it->get<bool>())
-        return "server_args: disable_radix_cache True";
-    if (auto it = args.find("llm_args"); it != args.end() && it->is_string() &&
-                                         it->get<std::string>().find("enable_block_reuse=False") != std::string::npos)
-        return "LLM Args: enable_block_reuse=False";
-    return std::nullopt;
+    if (facts.asked.prefix_caching != false) return std::nullopt;
+    // Where the arguments line said so, in its own words.
+    if (facts.non_default_args) return "non-default args: enable_prefix_caching False";
+    if (facts.engine == "trtllm") return "LLM Args: enable_block_reuse=False";
+    return "server_args: disable_radix_cache True";
 }
 
 std::optional<std::string> prefix_caching_off(const Snapshot& snapshot) {

@@ -41,6 +41,13 @@ Json t17_opt(const std::optional<T>& v) {
 
 Json t17_last(const std::vector<std::string>& v) { return v.empty() ? Json(nullptr) : Json(v.back()); }
 
+// The typed settings the parser read from the arguments line (parse::AskedSettings).
+Json t17_asked_kv(const parse::BootFacts& f) { return t17_opt(f.asked.kv_cache_dtype); }
+Json t17_asked_block(const parse::BootFacts& f) { return t17_opt(f.asked.block_size); }
+Json t17_asked_running(const parse::BootFacts& f) { return t17_opt(f.asked.max_running); }
+Json t17_asked_prefix(const parse::BootFacts& f) { return t17_opt(f.asked.prefix_caching); }
+Json t17_asked_spec(const parse::BootFacts& f) { return t17_opt(f.asked.speculative_method); }
+
 // The dtype the engine stored the KV cache in: vLLM's "auto" is the model's dtype.
 Json t17_realized_kv(const parse::BootFacts& f) {
     const auto& r = f.realized;
@@ -74,9 +81,7 @@ Json t17_graphs_realized(const parse::BootFacts& f) {
 Json t17_vllm_tokens_asked(const parse::BootFacts& f) {
     Json blocks = t17_arg(f, "num_gpu_blocks_override");
     if (!blocks.is_number_integer()) return nullptr;
-    Json block = t17_arg(f, "block_size");
-    long long per_block = block.is_number_integer() ? block.get<long long>() : 16;
-    return blocks.get<long long>() * per_block;
+    return blocks.get<long long>() * f.asked.block_size.value_or(16);
 }
 
 std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
@@ -84,9 +89,9 @@ std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
     Json spec_realized = t17_config_value(f, "speculative_config");
     if (spec_realized.is_null() && !f.realized.engine_config.empty()) spec_realized = false;
     return {
-        {"kv_cache_dtype", t17_vllm_arg(f, "kv_cache_dtype", "auto"), t17_realized_kv(f)},
+        {"kv_cache_dtype", t17_asked_kv(f), t17_realized_kv(f)},
         {"kv_capacity_tokens", t17_vllm_tokens_asked(f), t17_opt(f.kv_pool_tokens)},
-        {"block_size", t17_arg(f, "block_size"), t17_opt(f.attention_block_size)},
+        {"block_size", t17_asked_block(f), t17_opt(f.attention_block_size)},
         {"attention_backend", t17_opt(f.requested_backend), t17_last(f.selected_backends)},
         {"draft_attention_backend", f.speculative == true ? t17_opt(f.requested_backend) : Json(nullptr),
          t17_last(f.drafter_backends)},
@@ -94,12 +99,12 @@ std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
         {"pipeline_parallel_size", t17_vllm_arg(f, "pipeline_parallel_size", 1),
          t17_config_value(f, "pipeline_parallel_size")},
         {"data_parallel_size", t17_vllm_arg(f, "data_parallel_size", 1), t17_config_value(f, "data_parallel_size")},
-        {"max_running_requests", t17_arg(f, "max_num_seqs"), nullptr},
+        {"max_running_requests", t17_asked_running(f), nullptr},
         {"max_model_len", t17_arg(f, "max_model_len"), t17_config_value(f, "max_seq_len")},
         {"gpu_memory_utilization", t17_arg(f, "gpu_memory_utilization"), t17_opt(f.realized.gpu_memory_utilization)},
-        {"prefix_caching", t17_arg(f, "enable_prefix_caching"), t17_config_value(f, "enable_prefix_caching")},
+        {"prefix_caching", t17_asked_prefix(f), t17_config_value(f, "enable_prefix_caching")},
         {"chunked_prefill", t17_arg(f, "enable_chunked_prefill"), t17_config_value(f, "enable_chunked_prefill")},
-        {"speculative_decoding", t17_arg(f, "speculative_config"), spec_realized},
+        {"speculative_decoding", t17_asked_spec(f), spec_realized},
         {"quantization", t17_arg(f, "quantization"), t17_config_value(f, "quantization")},
         {"cuda_graphs", eager.is_boolean() && eager.get<bool>() ? Json("eager") : Json(nullptr), t17_graphs_realized(f)},
         {"compile", t17_arg(f, "compilation_config"), t17_config_value(f, "compilation_mode")},
@@ -107,23 +112,22 @@ std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
 }
 
 std::vector<ConfigField> t17_sglang_fields(const parse::BootFacts& f) {
-    Json radix_off = t17_arg(f, "disable_radix_cache");
     Json graphs_off = t17_arg(f, "disable_cuda_graph");
     return {
-        {"kv_cache_dtype", t17_arg(f, "kv_cache_dtype"), t17_realized_kv(f)},
+        {"kv_cache_dtype", t17_asked_kv(f), t17_realized_kv(f)},
         {"kv_capacity_tokens", t17_arg(f, "max_total_tokens"), t17_opt(f.kv_pool_tokens)},
-        {"block_size", t17_arg(f, "page_size"), nullptr},
+        {"block_size", t17_asked_block(f), nullptr},
         {"attention_backend", t17_opt(f.requested_backend), t17_last(f.selected_backends)},
         {"draft_attention_backend", nullptr, t17_last(f.drafter_backends)},
         {"tensor_parallel_size", t17_arg(f, "tp_size"), nullptr},
         {"pipeline_parallel_size", t17_arg(f, "pp_size"), nullptr},
         {"data_parallel_size", t17_arg(f, "dp_size"), nullptr},
-        {"max_running_requests", t17_arg(f, "max_running_requests"), t17_opt(f.running_cap)},
+        {"max_running_requests", t17_asked_running(f), t17_opt(f.running_cap)},
         {"max_model_len", t17_arg(f, "context_length"), t17_opt(f.realized.max_model_len)},
         {"gpu_memory_utilization", t17_arg(f, "mem_fraction_static"), nullptr},
-        {"prefix_caching", radix_off.is_boolean() ? Json(!radix_off.get<bool>()) : Json(nullptr), nullptr},
+        {"prefix_caching", t17_asked_prefix(f), nullptr},
         {"chunked_prefill", t17_arg(f, "chunked_prefill_size"), t17_opt(f.realized.chunked_prefill_tokens)},
-        {"speculative_decoding", t17_arg(f, "speculative_algorithm"), nullptr},
+        {"speculative_decoding", t17_asked_spec(f), nullptr},
         {"quantization", t17_arg(f, "quantization"), nullptr},
         {"cuda_graphs", graphs_off.is_boolean() ? Json(graphs_off.get<bool>() ? "eager" : "cuda graphs") : Json(nullptr),
          t17_graphs_realized(f)},
@@ -131,41 +135,23 @@ std::vector<ConfigField> t17_sglang_fields(const parse::BootFacts& f) {
     };
 }
 
-// TensorRT-LLM asks for a KV dtype in kv_cache_config=KvCacheConfig(..., dtype='auto', ...)
-// on its LLM Args line.
-Json t17_trt_kv_asked(const parse::BootFacts& f) {
-    Json direct = t17_arg(f, "kv_cache_dtype");
-    if (!direct.is_null()) return direct;
-    Json line = t17_arg(f, "llm_args");
-    if (!line.is_string()) return nullptr;
-    const std::string& s = line.get_ref<const std::string&>();
-    auto cfg = s.find("kv_cache_config=KvCacheConfig(");
-    if (cfg == std::string::npos) return nullptr;
-    auto at = s.find(" dtype='", cfg);
-    if (at == std::string::npos) return nullptr;
-    at += 8;
-    auto end = s.find('\'', at);
-    if (end == std::string::npos) return nullptr;
-    return s.substr(at, end - at);
-}
-
 // TensorRT-LLM's LLM Args line holds the settings the parser keeps (parse/bootlog_trtllm).
 std::vector<ConfigField> t17_trtllm_fields(const parse::BootFacts& f) {
     return {
-        {"kv_cache_dtype", t17_trt_kv_asked(f), t17_realized_kv(f)},
+        {"kv_cache_dtype", t17_asked_kv(f), t17_realized_kv(f)},
         {"kv_capacity_tokens", nullptr, t17_opt(f.kv_pool_tokens)},
-        {"block_size", t17_arg(f, "tokens_per_block"), t17_opt(f.page_size)},
+        {"block_size", t17_asked_block(f), t17_opt(f.page_size)},
         {"attention_backend", t17_arg(f, "attn_backend"), t17_last(f.selected_backends)},
         {"draft_attention_backend", nullptr, t17_last(f.drafter_backends)},
         {"tensor_parallel_size", nullptr, nullptr},
         {"pipeline_parallel_size", nullptr, nullptr},
         {"data_parallel_size", nullptr, nullptr},
-        {"max_running_requests", t17_arg(f, "max_batch_size"), t17_opt(f.running_cap)},
+        {"max_running_requests", t17_asked_running(f), t17_opt(f.running_cap)},
         {"max_model_len", t17_arg(f, "max_seq_len"), t17_opt(f.realized.max_model_len)},
         {"gpu_memory_utilization", t17_arg(f, "free_gpu_memory_fraction"), t17_opt(f.realized.gpu_memory_utilization)},
         {"prefix_caching", nullptr, nullptr},
         {"chunked_prefill", t17_arg(f, "enable_chunked_prefill"), nullptr},
-        {"speculative_decoding", t17_arg(f, "speculative_config"), t17_opt(f.speculative)},
+        {"speculative_decoding", t17_asked_spec(f), t17_opt(f.speculative)},
         {"quantization", nullptr, nullptr},
         {"cuda_graphs", nullptr, t17_graphs_realized(f)},
         {"compile", nullptr, nullptr},

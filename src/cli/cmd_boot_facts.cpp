@@ -42,6 +42,13 @@ void print_text(const parse::BootFacts& facts) {
     }
     if (facts.server_args && !facts.server_args->empty())
         fmt::print("{:28} {} settings (--json lists them)\n", "server_args", facts.server_args->size());
+    // Beyond the Python tool's facts (its --json keys stay as they were).
+    const parse::RealizedFacts& r = facts.realized;
+    if (r.kv_cache_dtype) fmt::print("{:28} {}\n", "kv_cache_dtype", *r.kv_cache_dtype);
+    if (r.linear_attention_backend) fmt::print("{:28} {}\n", "linear_attention_backend", *r.linear_attention_backend);
+    if (r.cudagraph_memory_gib) fmt::print("{:28} {}\n", "cudagraph_memory_gib", parse::py_str(Json(*r.cudagraph_memory_gib)));
+    if (r.drafter_cudagraph_gib)
+        fmt::print("{:28} {}\n", "drafter_cudagraph_gib", parse::py_str(Json(*r.drafter_cudagraph_gib)));
     for (const auto& [name, vals] : facts.conflicts) fmt::print("CONFLICT {}: {}\n", name, parse::py_repr(Json(vals)));
     for (const auto& u : facts.unparsed) fmt::print("UNPARSED {} (line {}): {}\n", u.field, u.lineno, u.line);
 }

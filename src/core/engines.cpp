@@ -68,7 +68,7 @@ Engine make_sglang() {
         .prefix_cache_hits = "sglang:cached_tokens_total",
         .uncached_prompt_tokens = "sglang:uncached_prompt_tokens_histogram",
     };
-    e.tested = {"0.5"};
+    e.tested = {"0.5.20"};
     e.preemption = "retraction";
     e.serve = "sglang serve";
     // The retraction counter appears at the first retraction; the gauge exists from the start.
@@ -99,6 +99,10 @@ Engine make_trtllm() {
         .queue_time = "trtllm_request_queue_time_seconds",
         .finished_reason_label = "finished_reason",
         .paused = "trtllm_num_paused_requests",
+        // Newer than 1.3.0rc29 (tensorrt_llm/metrics/collector.py, from specDecodingStats
+        // .acceptanceLength): the mean tokens a step accepted, with speculative decoding only.
+        // T18 reads it as SGLang's spec_accept_length.
+        .spec_accept_length = "trtllm_spec_decode_acceptance_length",
         .prefix_cache_hits = "trtllm_prompt_cached_tokens_total",
         .cache_reused_blocks = "trtllm_kv_cache_reused_blocks_total",
         .cache_missed_blocks = "trtllm_kv_cache_missed_blocks_total",
@@ -261,6 +265,86 @@ bool engine_any_end(std::string_view, std::size_t) { return true; }
 bool engine_word_end(std::string_view t, std::size_t e) { return e == t.size() || !engine_word_char(t[e]); }
 bool engine_dot_or_slash(std::string_view t, std::size_t e) { return e < t.size() && (t[e] == '.' || t[e] == '/'); }
 
+
+// SGLang's scheduler prefix "[2026-01-23 09:10:36 TP0] " (sglang/srt/utils: the rank is
+// appended to the time stamp), at the start of a line.
+bool sglang_rank_prefix_at(std::string_view t, std::size_t p) {
+    // "[YYYY-MM-DD HH:MM:SS TP" is 24 bytes; then digits and "]".
+    if (t.size() < p + 26 || t[p] != '[' || t[p + 5] != '-' || t[p + 11] != ' ' || t[p + 14] != ':') return false;
+    if (t.compare(p + 20, 3, " TP") != 0 && t.compare(p + 20, 3, " DP") != 0 && t.compare(p + 20, 3, " PP") != 0)
+        return false;
+    std::size_t i = p + 23;
+    const std::size_t d = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i > d && i < t.size() && (t[i] == ']' || t[i] == ' ');
+}
+
+// vLLM's own logger format "INFO 05-26 21:34:14 [gpu_worker.py:621] " (vllm/logger.py:
+// "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d]"), at the start of a line.
+bool vllm_logger_prefix_at(std::string_view t, std::size_t p) {
+    for (std::string_view level : {"INFO ", "WARNING ", "ERROR ", "DEBUG "}) {
+        if (t.compare(p, level.size(), level) != 0) continue;
+        const std::size_t s = p + level.size();
+        // "MM-DD HH:MM:SS [x.py:N]"
+        if (t.size() < s + 16 || t[s + 2] != '-' || t[s + 5] != ' ' || t[s + 8] != ':' || t[s + 14] != ' ' ||
+            t[s + 15] != '[')
+            return false;
+        const auto close = t.find(']', s + 16);
+        const auto nl = t.find('\n', s + 16);
+        if (close == std::string_view::npos || (nl != std::string_view::npos && nl < close)) return false;
+        return t.substr(s + 16, close - s - 16).find(".py:") != std::string_view::npos;
+    }
+    return false;
+}
+
+// Where each line of `text` starts after the wrappers people paste logs through: a
+// "grep -n" number ("137:"), a journald prefix ("Aug 24 01:02:31 host unit[959645]: ").
+std::size_t after_wrappers(std::string_view t, std::size_t p) {
+    std::size_t i = p;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    if (i > p && i < t.size() && (t[i] == ':' || t[i] == '-')) p = i + 1;
+    // journald: "Mon DD HH:MM:SS host ident[pid]: "
+    if (t.size() > p + 16 && t[p + 3] == ' ' && t[p + 9] == ':' && t[p + 12] == ':' && t[p + 15] == ' ') {
+        const auto colon = t.find("]: ", p + 16);
+        const auto nl = t.find('\n', p + 16);
+        if (colon != std::string_view::npos && (nl == std::string_view::npos || colon < nl)) return colon + 3;
+    }
+    return p;
+}
+
+// The engine whose start-up lines or log prefix the text's lines carry.
+const Engine* from_log_lines(std::string_view head) {
+    // Lines only one engine prints (as of vLLM 0.31, SGLang 0.5.2x, TensorRT-LLM 1.1-1.3).
+    for (std::string_view m : {"[TRT-LLM] [", "[TRT-LLM AUTO-DEPLOY]", "TensorRT-LLM version:", "TensorRT LLM version:"})
+        if (engine_mark_in(head, m)) return &trtllm();
+    for (std::string_view m : {"KV Cache is allocated.", "Load weight end.", "Memory pool end.", "DSV4 memory calculation",
+                               "The server is fired up and ready to roll", "max_total_num_tokens="})
+        if (engine_mark_in(head, m)) return &sglang();
+    for (std::string_view m : {"GPU KV cache size:", "XPU KV cache size:", "Maximum concurrency for", "Model loading took",
+                               "CUDA graph pool memory:"})
+        if (engine_mark_in(head, m)) return &vllm();
+    std::size_t sglang_lines = 0, vllm_lines = 0;
+    for (std::size_t p = 0; p < head.size();) {
+        std::size_t at = after_wrappers(head, p);
+        // vLLM's process prefix "(Worker_TP1 pid=188958) " before its logger's.
+        if (at < head.size() && head[at] == '(') {
+            const auto close = head.find(") ", at);
+            const auto pid = head.find(" pid=", at);
+            const auto nl = head.find('\n', at);
+            if (close != std::string_view::npos && pid != std::string_view::npos && pid < close &&
+                (nl == std::string_view::npos || close < nl))
+                at = close + 2;
+        }
+        if (sglang_rank_prefix_at(head, at)) ++sglang_lines;
+        else if (vllm_logger_prefix_at(head, at)) ++vllm_lines;
+        const auto nl = head.find('\n', p);
+        if (nl == std::string_view::npos) break;
+        p = nl + 1;
+    }
+    if (sglang_lines > vllm_lines) return &sglang();
+    if (vllm_lines > 0) return &vllm();
+    return nullptr;
+}
 }  // namespace
 
 const Engine* from_log(std::string_view text) {
@@ -286,7 +370,9 @@ const Engine* from_log(std::string_view text) {
     if (engine_mark_in(head, "Initializing a V1 LLM engine") || engine_word_at(head, "vllm", engine_dot_or_slash) ||
         engine_mark_in(head, "VLLM::") || engine_mark_in(head, "(EngineCore pid="))
         return &vllm();
-    return nullptr;
+    // Fragments without those lines (users paste the part that matters): lines only one
+    // engine's start-up prints, then its log prefix.
+    return from_log_lines(head);
 }
 
 }  // namespace inferlint

@@ -65,16 +65,25 @@ void record(BootFacts& f, std::string_view name, const Json& v, Seen& seen, bool
         if (!v[1].empty() && !in_drafter) f.candidate_backends = strings_of(v[1]);
     } else if (name == "kv_pool") {
         f.kv_pool_tokens = v[0].get<long long>();
-        f.max_concurrency_request_len = v[1].get<long long>();
-        f.max_concurrency = v[2].get<double>();
+        if (!v[1].is_null()) f.max_concurrency_request_len = v[1].get<long long>();
+        if (!v[2].is_null()) f.max_concurrency = v[2].get<double>();
+    } else if (name == "max_concurrency") {
+        f.max_concurrency_request_len = v[0].get<long long>();
+        f.max_concurrency = v[1].get<double>();
     } else if (name == "model_load") {
         f.model_load_gib = v[0].get<double>();
-        f.model_load_s = v[1].get<double>();
+        if (!v[1].is_null()) f.model_load_s = v[1].get<double>();
     } else if (name == "sglang_kv_pool" || name == "trt_kv_pool") {
         f.kv_pool_tokens = v[0].get<long long>();
         f.available_kv_cache_gib = v[1].get<double>();
     } else if (name == "sglang_cudagraph_gib") {
-        f.cudagraph_actual_gib = detail::round2(f.cudagraph_actual_gib.value_or(0.0) + v.get<double>());
+        // [GB, rank, drafter]: the phases of the first rank that printed one (a TP log
+        // prints every rank's), the drafter's apart.
+        if (v[1] != it->second.front()[1]) return;
+        auto& sum = v[2].get<bool>() ? f.realized.drafter_cudagraph_gib : f.cudagraph_actual_gib;
+        sum = detail::round2(sum.value_or(0.0) + v[0].get<double>());
+    } else if (name == "sglang_draft_backend") {
+        f.drafter_backends.push_back(v.get<std::string>());
     } else if (name == "compile_s") {
         f.compile_s = detail::round2(f.compile_s.value_or(0.0) + v.get<double>());
     } else if (name == "memory_split") {
@@ -141,6 +150,17 @@ void record_realized(BootFacts& f, std::string_view name, const Json& v) {
         r.kv_dtype_from_checkpoint = v[1].get<bool>();
     } else if (name == "trt_max_seq_len") {
         r.max_model_len = v.get<long long>();
+    } else if (name == "vllm_cudagraph_memory_gib") {
+        r.cudagraph_memory_gib = v.get<double>();
+    } else if (name == "sglang_linear_backend") {
+        r.linear_attention_backend = v.get<std::string>();
+    } else if (name == "trt_attn_backend") {
+        if (f.selected_backends.empty()) f.selected_backends.push_back(v.get<std::string>());
+    } else if (name == "trt_weights_gib") {
+        // 1.3 prints a later "after loading weights (inside torch)" line, which then holds.
+        f.model_load_gib = v.get<double>();
+    } else if (name == "trt_no_draft") {
+        if (!f.speculative) f.speculative = false;
     }
 }
 
@@ -316,6 +336,7 @@ BootFacts FactsWalk::finish() {
         if (!f.cudagraphs.has_value() && eager != args.end() && py_truthy(*eager)) f.cudagraphs = false;
     }
     if (!f.cudagraphs.has_value() && f.cudagraph_actual_gib) f.cudagraphs = true;
+    fill_asked(f);
     return f;
 }
 

@@ -285,6 +285,38 @@ namespace {
 constexpr std::size_t kHeadBytes = 200000;
 constexpr std::size_t kPiece = std::size_t{1} << 20;
 
+// Whether a line is one Prometheus sample, "name{labels} value [timestamp]" or "name value"
+// (a /metrics dump pasted without its # HELP and # TYPE lines).
+bool prometheus_sample(std::string_view line) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+    auto name_char = [](char c, bool first) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || (!first && c >= '0' && c <= '9');
+    };
+    std::size_t i = 0;
+    while (i < line.size() && name_char(line[i], i == 0)) ++i;
+    if (i == 0 || i >= line.size()) return false;
+    if (line[i] == '{') {
+        const auto close = line.rfind('}');
+        if (close == std::string_view::npos || close < i) return false;
+        i = close + 1;
+    }
+    if (i >= line.size() || line[i] != ' ') return false;
+    std::string_view rest = line.substr(i + 1);
+    std::string_view value = rest.substr(0, rest.find(' '));
+    std::string_view stamp = value.size() < rest.size() ? rest.substr(value.size() + 1) : std::string_view();
+    auto number = [](std::string_view v) {
+        if (v == "NaN" || v == "+Inf" || v == "-Inf") return true;
+        if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
+        bool digit = false;
+        for (char c : v) {
+            if (c >= '0' && c <= '9') digit = true;
+            else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') return false;
+        }
+        return digit;
+    };
+    return number(value) && (stamp.empty() || (number(stamp) && stamp.find('.') == std::string_view::npos));
+}
+
 // Why a file's head is plainly some other kind of file than an engine's text log, or
 // nothing. A log's first line is a log line: never a JSON value, never Prometheus's
 // exposition text, never 200 KB without a line break.
@@ -300,7 +332,8 @@ std::optional<std::string> bootlog_other_kind(std::string_view head, bool whole_
                            std::string_view("{[\"]").find(line[item]) != std::string_view::npos || Json::accept(line));
     if (line[0] == '{' || json_array)
         return std::string("a JSON file, not a boot log (inferlint reads the engine's text log)");
-    if (head.substr(first).starts_with("# HELP ") || head.substr(first).starts_with("# TYPE "))
+    if (head.substr(first).starts_with("# HELP ") || head.substr(first).starts_with("# TYPE ") ||
+        prometheus_sample(line))
         return std::string("Prometheus metrics text, not a boot log");
     if (!whole_file && head.find('\n') == std::string_view::npos)
         return fmt::format("no line break in its first {} bytes: not a boot log", head.size());

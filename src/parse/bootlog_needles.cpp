@@ -146,6 +146,27 @@ void strip_ansi_into(std::string& out, std::string_view line) {
     }
 }
 
+std::size_t wrapper_end(std::string_view line) {
+    std::size_t p = 0;
+    // "grep -n": "137:" before the line.
+    while (p < line.size() && line[p] >= '0' && line[p] <= '9') ++p;
+    if (p > 0 && p < 8 && p + 1 < line.size() && line[p] == ':' && !(line[p + 1] >= '0' && line[p + 1] <= '9'))
+        ++p;
+    else
+        p = 0;
+    // journald (journalctl's short format): "Aug 24 01:02:31 host unit[959645]: ".
+    auto digit = [&](std::size_t i) { return i < line.size() && line[i] >= '0' && line[i] <= '9'; };
+    if (line.size() > p + 17 && line[p] >= 'A' && line[p] <= 'Z' && line[p + 3] == ' ' && digit(p + 7) &&
+        line[p + 6] == ' ' && line[p + 9] == ':' && line[p + 12] == ':' && line[p + 15] == ' ') {
+        const auto colon = line.find("]: ", p + 16);
+        const auto space = line.find(' ', p + 16);  // the host has none; the unit[pid] follows it
+        if (colon != std::string_view::npos && space != std::string_view::npos &&
+            line.find(' ', space + 1) > colon)
+            return colon + 3;
+    }
+    return p;
+}
+
 void LineScan::read(std::string_view raw) {
     raw_ = raw;
     ansi_ = raw.find('\x1b') != std::string_view::npos;
@@ -155,6 +176,9 @@ void LineScan::read(std::string_view raw) {
     } else {
         line_ = raw;
     }
+    // What people paste a log through (journalctl, grep -n) goes before the engine's prefix.
+    if (!line_.empty() && ((line_[0] >= '0' && line_[0] <= '9') || (line_[0] >= 'A' && line_[0] <= 'Z')))
+        line_.remove_prefix(wrapper_end(line_));
     needles_->scan(line_, hits_);
     // The process and pid as match_log_prefix reads them; the rest when message() is asked.
     rest_read_ = false;

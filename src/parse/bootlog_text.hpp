@@ -347,10 +347,17 @@ private:
     std::size_t head_proc_size_ = 0;
 };
 
+// Where the engine's line starts after a wrapper people paste logs through: a "grep -n"
+// number ("137:") and a journald prefix ("Aug 24 01:02:31 host unit[959645]: "); 0 for none.
+std::size_t wrapper_end(std::string_view line);
+
 // strip_ansi into a buffer that keeps its capacity from line to line.
 void strip_ansi_into(std::string& out, std::string_view line);
 
 // ---- the walks: a log is read one line at a time, so it can come in pieces
+
+// BootFacts::asked from the arguments line finish() kept (bootlog_settings.cpp).
+void fill_asked(BootFacts& f);
 
 // The engine a log's facts are read as: the one it names, else the one the user named.
 std::optional<std::string> log_engine(const Engine* found, const Engine* named);

@@ -1,4 +1,6 @@
-// TensorRT-LLM's boot lines (verified on 1.3.0rc29).
+// TensorRT-LLM's boot lines (verified on 1.3.0rc29; 1.1.0rc3's and 1.2.0rc5's on the field
+// logs in ../shared/field: the hyphenated version line, "Number of tokens per block", the
+// PyTorchConfig line instead of "LLM Args").
 #include "bootlog_text.hpp"
 
 #include <array>
@@ -28,6 +30,48 @@ Out kv_pool(std::string_view line, std::size_t at) {
     auto tok = to_int(group(m, 2));
     if (!g || !tok) return std::nullopt;
     return Json::array({*tok, *g});
+}
+
+// 1.1 and older: "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3".
+Out version_hyphen(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(TensorRT-LLM version: (\S+))");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
+// "[TensorRT-LLM][INFO] Number of tokens per block: 32." (the KV cache manager, each pool).
+Out tokens_per_block(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Number of tokens per block: (\d+))");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto n = to_int(group(m, 1));
+    return n ? Out(*n) : std::nullopt;
+}
+
+// Without an "LLM Args" line (1.1): "PyTorchConfig(..., attn_backend='TRTLLM', ...)".
+Out pytorch_attn_backend(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(attn_backend='(\w+)')");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
+// "Use 63.32 GB for model weights." (the PyTorch backend's loader; GB as printed).
+Out weights_gb(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Use ([\d.]+) GB for model weights)");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto g = to_float(group(m, 1));
+    return g ? Out(*g) : std::nullopt;
+}
+
+// "ATTENTION RUNTIME FEATURES: AttentionRuntimeFeatures(..., has_speculative_draft_tokens=False, ...)"
+Out no_draft(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(has_speculative_draft_tokens=False)");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return Out(true);
 }
 
 Out page_size(std::string_view line, std::size_t at) {
@@ -110,6 +154,8 @@ const std::vector<Field>& trtllm_fields() {
     using namespace trtllm_lines;
     static const std::vector<Field> fields{
         {"engine_version", "TensorRT LLM version:", nullptr, {version}},
+        {"engine_version", "TensorRT-LLM version:", nullptr, {version_hyphen}},
+        {"page_size", "Number of tokens per block:", nullptr, {tokens_per_block}},
         {"trt_kv_pool", "for max tokens in paged KV cache", nullptr, {kv_pool}},
         {"page_size", "tokens per block=", nullptr, {page_size}},
         {"trt_limits", "max_num_requests=", nullptr, {limits}},
@@ -119,6 +165,11 @@ const std::vector<Field>& trtllm_fields() {
         {"trt_kv_quantization", "KV cache quantization set to", nullptr, {kv_quantization}, Reference::beyond},
         {"trt_max_seq_len", "max sequence length=", nullptr, {max_seq_len}, Reference::beyond},
         {"trt_memory_fraction", "fraction is set ", nullptr, {memory_fraction}, Reference::beyond},
+        {"trt_no_draft", "has_speculative_draft_tokens=", nullptr, {no_draft}, Reference::beyond},
+        // Read where the Python tool read nothing (1.1 logs): a line that does not match is no
+        // unparsed fact, since 1.3 prints these lines beside the ones it reads.
+        {"trt_attn_backend", "PyTorchConfig(", nullptr, {pytorch_attn_backend}, Reference::beyond},
+        {"trt_weights_gib", "GB for model weights", nullptr, {weights_gb}, Reference::beyond},
     };
     return fields;
 }

@@ -1,4 +1,6 @@
-// vLLM's boot lines (verified on 0.28, 0.29 and 0.30).
+// vLLM's boot lines (verified on 0.28, 0.29 and 0.30; 0.31's and the XPU and two-line KV
+// formats on the field logs in ../shared/field and vllm/v1/core/kv_cache_utils.py,
+// vllm/v1/worker/gpu_worker.py at vllm-project/vllm main, 2026).
 #include "bootlog_text.hpp"
 
 #include <algorithm>
@@ -83,6 +85,67 @@ Out kv_pool(std::string_view line, std::size_t at) {
     if (!tok || !len || !x) return std::nullopt;
     return Json::array({*tok, *len, *x});
 }
+
+// The pool alone: "GPU KV cache size: 229,344 tokens" with the concurrency on the next line
+// (kv_cache_utils.py before the lines were merged), or "XPU KV cache size: N tokens" (Intel).
+Out kv_pool_bare(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(KV cache size: ([\d,]+) tokens\s*$)");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto tok = to_int_commas(group(m, 1));
+    if (!tok) return std::nullopt;
+    return Json::array({*tok, nullptr, nullptr});
+}
+
+// "Maximum concurrency for 16,384 tokens per request: 14.00x" on a line of its own.
+bool max_concurrency_alone(std::string_view line) { return line.find("KV cache size:") == std::string_view::npos; }
+
+Out max_concurrency(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    auto len = to_int_commas(group(m, 1));
+    auto x = to_float(group(m, 2));
+    if (!len || !x) return std::nullopt;
+    return Json::array({*len, *x});
+}
+
+// --kv-cache-memory-bytes skips the profile: "Initial free memory 31.16 GiB, reserved 4.25
+// GiB memory for KV Cache as specified by kv_cache_memory_bytes config ..." (gpu_worker.py).
+constexpr char kReserved[] = R"(reserved ([\d.]+) GiB memory for KV Cache)";
+// The start-up check that fails: "... is larger than the available KV cache memory (4.25 GiB)."
+constexpr char kAvailableInError[] = R"(the available KV cache memory \(([\d.]+) GiB\))";
+// 0.2x-0.31: "Actual usage is 15.26 GiB for consumed memory (weights + non-torch), 1.44 GiB
+// for peak activation, and 0.23 GiB for CUDAGraph memory."
+constexpr char kGraphShare[] = R"(([\d.]+) GiB for CUDAGraph memory)";
+
+// ROCm and others that name the backend the flag chose: "Using ROCM_AITER_FA backend
+// (selected via --attention-backend)."
+Out backend_selected_via_flag(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Using (\w+) backend \(selected via --attention-backend\))");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return Json::array({std::string(group(m, 1)), Json::array()});
+}
+
+// ROCm's own choice when none was asked: "Found incompatible backend(s) [...] ... Overriding
+// with ROCM_ATTN out of potential backends: ['ROCM_ATTN', ...]" (vllm/platforms/rocm.py).
+Out backend_rocm_override(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(Overriding with (\w+) out of potential backends: \[([^\]]*)\])");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    Json candidates = Json::array();
+    std::string_view c = group(m, 2);
+    for (;;) {
+        auto comma = c.find(',');
+        candidates.push_back(strip_quotes(c.substr(0, comma)));
+        if (comma == std::string_view::npos) break;
+        c.remove_prefix(comma + 1);
+    }
+    return Json::array({std::string(group(m, 1)), candidates});
+}
+
+bool rocm_override_anchor(std::string_view line) { return line.find("Overriding with ") != std::string_view::npos; }
 
 // A field whose value is one number in GiB.
 template <const char* Pattern>
@@ -223,8 +286,14 @@ const std::vector<Field>& vllm_fields() {
         {"selected_backend", "Using AttentionBackendEnum.", enum_backend_anchor, {backend_requested}},
         {"attention_block_size", "Setting attention block size to", nullptr, {block_size}},
         {"mamba_page_padding_pct", "Padding mamba page size by", nullptr, {mamba_padding}},
-        {"kv_pool", "GPU KV cache size:", nullptr, {kv_pool}},
+        {"kv_pool", "GPU KV cache size:", nullptr, {kv_pool, kv_pool_bare}},
+        {"kv_pool", "XPU KV cache size:", nullptr, {kv_pool, kv_pool_bare}},
+        {"max_concurrency", "Maximum concurrency for", max_concurrency_alone, {max_concurrency}},
         {"available_kv_cache_gib", "Available KV cache memory:", nullptr, {one_gib<kAvailable>}},
+        {"available_kv_cache_gib", "GiB memory for KV Cache", nullptr, {one_gib<kReserved>}},
+        {"available_kv_cache_gib", "the available KV cache memory (", nullptr, {one_gib<kAvailableInError>}},
+        {"selected_backend", "(selected via --attention-backend)", nullptr, {backend_selected_via_flag}},
+        {"selected_backend", "out of potential backends", rocm_override_anchor, {backend_rocm_override}},
         {"model_load", "Model loading took", nullptr, {model_load}},
         {"cudagraph_estimated_gib", "Estimated CUDA graph memory:", nullptr, {one_gib<kEstimated>}},
         {"cudagraph_actual_gib", "CUDA graph pool memory:", nullptr, {one_gib<kActual>}},
@@ -236,6 +305,7 @@ const std::vector<Field>& vllm_fields() {
         {"vllm_kv_cache_dtype", "data type to store kv cache", nullptr, {kv_dtype_line}, Reference::beyond},
         {"vllm_gpu_memory_utilization", "Desired GPU memory utilization is", nullptr, {gpu_utilization},
          Reference::beyond},
+        {"vllm_cudagraph_memory_gib", "GiB for CUDAGraph memory", nullptr, {one_gib<kGraphShare>}, Reference::beyond},
     };
     return fields;
 }

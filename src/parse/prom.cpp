@@ -53,6 +53,15 @@ std::vector<const Sample*> Metrics::select(std::string_view name, const LabelFil
 std::optional<double> Metrics::total(std::string_view name, const LabelFilter& labels) const {
     auto found = select(name, labels);
     if (found.empty()) return std::nullopt;
+    // SGLang with --enable-priority-scheduling exports its running and waiting gauges once in
+    // total (priority="") and once per priority (sglang/srt/metrics/collector.py): the total
+    // series only, or every request would be counted twice.
+    const bool has_total = std::any_of(found.begin(), found.end(), [](const Sample* s) { return s->label("priority") == ""; });
+    if (has_total)
+        std::erase_if(found, [](const Sample* s) {
+            auto p = s->label("priority");
+            return p && !p->empty();
+        });
     // Kahan-Babuska summation, close to Python's math.fsum for the sizes seen here.
     double sum = 0.0, comp = 0.0;
     for (const Sample* s : found) {

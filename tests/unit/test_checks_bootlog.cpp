@@ -75,7 +75,7 @@ TEST_CASE("T5: block size forced to 784 on the eager hybrid boot", "[checks_boot
     CHECK(r.evidence["pool_blocks"].get<double>() == Approx(31554.0 / 784));
     CHECK(r.message.find("forced to 784 tokens (requested 16)") != std::string::npos);
     // mutation: asking for 784 makes it a pass
-    (*f.non_default_args)["block_size"] = 784;
+    f.asked.block_size = 784;  // as the parser reads a --block-size 784 from the non-default args
     CHECK(checks::check_block_size(f).status == Status::pass);
 
     BootFacts s = facts_of(root / "sglang-0.5/capped/boot.log");

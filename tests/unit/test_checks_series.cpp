@@ -176,7 +176,8 @@ TEST_CASE("T8: admission control and a lowered running limit are named", "[serie
     SeriesStats stats;
     for (double running : {4.0, 8.0, 8.0}) stats.add(SeriesSample{.t_wall = 1.0, .running = running, .waiting = 8.0});
     parse::BootFacts facts;
-    facts.non_default_args = Json{{"max_num_queued_reqs", 16}, {"max_num_queued_tokens", 4096}};
+    facts.asked.max_num_queued_reqs = 16;  // as the parser reads vLLM's non-default args
+    facts.asked.max_num_queued_tokens = Json(4096);
     auto r = check_concurrency_reached(stats, vllm(), 32, &facts);
     CHECK(r.status == Status::fail);
     CHECK(r.evidence["max_num_queued_reqs"] == 16);

@@ -44,6 +44,29 @@ struct RealizedFacts {
     std::optional<long long> max_model_len;        // SGLang context_len, TensorRT-LLM max sequence length
     std::optional<double> gpu_memory_utilization;  // vLLM "Desired GPU memory utilization", TensorRT-LLM fraction
     std::optional<long long> chunked_prefill_tokens;  // SGLang chunked_prefill_size (-1: off)
+    // vLLM 0.2x-0.31: "Actual usage is ... and 0.23 GiB for CUDAGraph memory" (the graphs'
+    // share of the memory profile; vLLM's "CUDA graph pool memory" line is cudagraph_actual_gib).
+    std::optional<double> cudagraph_memory_gib;
+    // SGLang: "Capture draft verify CUDA graph end ... mem usage=X GB", the drafter's graphs
+    // (first rank, phases added; a difference of free memory, so it can be below zero).
+    std::optional<double> drafter_cudagraph_gib;
+    // SGLang hybrid linear-attention models: "Linear attention kernel backend: decode=triton".
+    std::optional<std::string> linear_attention_backend;
+};
+
+// The settings a start asked for that the checks use, typed. Each engine's parser fills
+// them from its arguments line (vLLM: non-default args; SGLang: server_args; TensorRT-LLM:
+// LLM Args); nullopt where the line does not say, or there is none. The attention backend
+// asked for is BootFacts::requested_backend.
+struct AskedSettings {
+    std::optional<long long> max_running;          // vLLM --max-num-seqs, SGLang --max-running-requests, TensorRT-LLM max_batch_size
+    std::optional<std::string> kv_cache_dtype;     // as written; vLLM's absent flag is its default "auto"
+    std::optional<bool> prefix_caching;            // vLLM enable_prefix_caching, SGLang !disable_radix_cache, TensorRT-LLM enable_block_reuse
+    std::optional<long long> block_size;           // vLLM --block-size, SGLang --page-size, TensorRT-LLM tokens_per_block
+    std::optional<std::string> speculative_method;  // vLLM speculative_config's method, SGLang speculative_algorithm, TensorRT-LLM speculative_config
+    std::optional<long long> max_num_queued_reqs;  // vLLM 0.29+ admission control
+    std::optional<Json> max_num_queued_tokens;     // vLLM, as written
+    std::optional<std::string> scheduler_policy;   // TensorRT-LLM capacity_scheduler_policy
 };
 
 // Field names and meanings follow the Python BootFacts dataclass one to one; nullopt is
@@ -95,6 +118,7 @@ struct BootFacts {
     std::vector<std::pair<std::string, std::vector<Json>>> conflicts;
     long long lines = 0;
     RealizedFacts realized;  // beyond the Python tool (T17); not in to_json
+    AskedSettings asked;     // typed from the arguments line; not in to_json
 
     // The engine's version: from the log (vLLM, TensorRT-LLM) or from the server.
     std::optional<std::string> version() const;
