@@ -16,15 +16,6 @@ std::string joined(const std::set<std::string>& items) {
     return out;
 }
 
-// The line that states what was requested, per engine, and how to get it printed.
-std::string missing_args_line(const std::optional<std::string>& engine) {
-    if (engine == "sglang") return "SGLang's server_args= line (printed at start-up at the default --log-level info)";
-    if (engine == "trtllm")
-        return "TensorRT-LLM's 'LLM Args:' line (printed by trtllm-serve at --log_level info; 1.1 and older print "
-               "none)";
-    return "vLLM's 'non-default args:' line (printed by vllm serve at the default VLLM_LOGGING_LEVEL=INFO)";
-}
-
 // TensorRT-LLM 1.1 prints no "LLM Args" line, but its PyTorchConfig line states the
 // attention backend the target runs and its runtime features that no draft model is there:
 // then nothing can have been ignored, whatever was requested.
@@ -43,6 +34,14 @@ std::optional<CheckResult> trtllm_without_args(const parse::BootFacts& facts) {
 }
 
 }  // namespace
+
+std::string missing_args_line(const std::optional<std::string>& engine) {
+    if (engine == "sglang") return "SGLang's server_args= line (printed at start-up at the default --log-level info)";
+    if (engine == "trtllm")
+        return "TensorRT-LLM's 'LLM Args:' line (printed by trtllm-serve at --log_level info; 1.1 and older print "
+               "none)";
+    return "vLLM's 'non-default args:' line (printed by vllm serve at the default VLLM_LOGGING_LEVEL=INFO)";
+}
 
 CheckResult check_backend_honoured(const parse::BootFacts& facts) {
     if (!facts.config_args()) {

@@ -1,6 +1,7 @@
 // T17: the server ran a configuration nobody asked for. One start: the KV cache dtype
 // the engine used against the one the command line asked. Several starts: every field of
 // the configuration, as asked and as run, and the ones that differ.
+#include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/t17_realized_config.hpp"
 
 #include "inferlint/parse/pyliteral.hpp"
@@ -113,7 +114,9 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
                 std::move(ev)};
     if (!asked_j.is_string())
         return {TripwireId::T17, Status::unknown,
-                "no arguments line in the log; cannot tell which KV cache dtype was asked", std::move(ev)};
+                fmt::format("no arguments line in the log; cannot tell which KV cache dtype was asked: it needs {}",
+                            missing_args_line(facts.engine)),
+                std::move(ev)};
     const std::string asked = asked_j.get<std::string>(), realized = realized_j.get<std::string>();
     const std::string asked_kind = kv_kind(asked);
     const std::string realized_kind = realized == "the model's dtype" ? "16-bit" : kv_kind(realized);

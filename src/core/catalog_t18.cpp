@@ -45,7 +45,9 @@ Tripwire chunks_not_tokens() {
                   "exports no counters of drafts, only the gauge sglang:spec_accept_length (accepted drafts "
                   "plus the bonus token per forward, 0 without speculative decoding), read from the after "
                   "snapshot.",
-                  "exports no speculative-decoding counter, so a difference in tokens is Can't tell."},
+                  "1.3.0rc29 exports no speculative-decoding counter, so a difference in tokens is Can't "
+                  "tell there; newer releases export trtllm_spec_decode_acceptance_length, which T18 reads "
+                  "as the tokens per step."},
     };
 }
 

@@ -89,7 +89,8 @@ std::string tiles(const Report& rep) {
     const CheckResult* t1 = rep.result(TripwireId::T1);
     if (auto n = ev_number(t1, "preemptions")) {
         const Engine& e = *rep.engine;
-        std::string logged = e.logs_preemptions ? e.name + " logs each one." : "The server log mentions none.";
+        std::string logged = e.logs_preemptions ? e.name + " logs each one."
+                                                 : "Older releases log none; newer ones only count them in the periodic stats line.";
         out += tile(e.preemption == "retraction" ? "Retractions" : "Preemptions", fmt_n(*n),
                     "Requests evicted and recomputed. " + logged, t1->status);
     }

@@ -25,6 +25,10 @@ CheckResult check_block_size(const parse::BootFacts& facts, long long default_bl
 // T6: the requested attention backend, honoured by the target model and the drafter.
 CheckResult check_backend_honoured(const parse::BootFacts& facts);
 
+// The log line that states what a start was asked for, per engine ("vllm", "sglang",
+// "trtllm"), and how to get it printed: what a Can't tell names when the line is missing.
+std::string missing_args_line(const std::optional<std::string>& engine);
+
 // T12 unknown when lines were recognised but could not be read (a format change);
 // nullopt when every recognised line was read.
 std::optional<CheckResult> check_unparsed(const parse::BootFacts& facts);
