@@ -40,7 +40,6 @@ LoadResult read_genai_perf(const Json& doc, const Fields& f) {
     r.concurrency = f.number(doc, "input_config.concurrency");
     if (!r.concurrency) r.concurrency = f.number(doc, "input_config.perf_analyzer.stimulus.concurrency");
     r.request_rate = f.number(doc, "input_config.request_rate");
-    r.output_counting = TokenCounting::client_tokenizer;  // genai-perf tokenizes what it received
     r.metric_notes.push_back("genai-perf's inter_token_latency is tpot");
     return r;
 }

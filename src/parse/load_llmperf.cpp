@@ -3,7 +3,9 @@
 // <name>_individual_responses.json, a list of per-request dicts (ttft_s,
 // end_to_end_latency_s, number_output_tokens, error_code). Its inter_token_latency_s is
 // the request's whole time over its tokens, TTFT included: our norm_tpot, not tpot.
-// Output tokens are counted by the client's tokenizer (llmperf/utils.py, LlamaTokenizerFast).
+// token_benchmark_ray.py re-tokenizes the text with its own tokenizer (LlamaTokenizerFast,
+// not the model's), but the file does not say so: output_counting stays unknown, and T18
+// judges its counts by the server's.
 #include "load_readers.hpp"
 
 #include <fmt/format.h>
@@ -38,7 +40,6 @@ LoadResult read_llmperf_summary(const Json& doc, const Fields& f) {
     r.ttft_ms = summary_stats(doc, "ttft_s", f);
     r.e2e_ms = summary_stats(doc, "end_to_end_latency_s", f);
     r.norm_tpot_ms = summary_stats(doc, "inter_token_latency_s", f);
-    r.output_counting = TokenCounting::client_tokenizer;
     r.metric_notes.push_back("LLMPerf's inter_token_latency includes TTFT (norm_tpot), not tpot");
     return r;
 }
@@ -51,7 +52,6 @@ LoadResult read_llmperf_individual(const Json& doc, const Fields& f) {
     LoadResult r;
     r.path = f.source();
     r.tool = "llmperf";
-    r.output_counting = TokenCounting::client_tokenizer;
     for (std::size_t i = 0; i < doc.size(); ++i) {
         const Json& q = doc[i];
         if (!q.is_object()) f.fail(fmt::format("request {}: not an object", i));
