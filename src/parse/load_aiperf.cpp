@@ -114,7 +114,10 @@ LoadResult read_aiperf_records(const std::vector<Json>& lines, const Fields& f) 
         rec.e2e_ms = value_ms("request_latency");
         if (m) {
             rec.input_tokens = f.count(*m, "input_sequence_length.value");
-            rec.output_tokens = f.count(*m, "output_token_count.value");
+            // output_sequence_length counts reasoning tokens too, as the server does; a record
+            // of a reasoning model may have no output_token_count at all.
+            rec.output_tokens = f.count(*m, "output_sequence_length.value");
+            if (!rec.output_tokens) rec.output_tokens = f.count(*m, "output_token_count.value");
             if (const Json* icl = Fields::at(*m, "inter_chunk_latency.value"); icl && icl->is_array())
                 rec.stream_chunks = static_cast<long long>(icl->size()) + 1;
         }

@@ -8,7 +8,9 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 
 using namespace inferlint;
 namespace fs = std::filesystem;
@@ -141,4 +143,25 @@ TEST_CASE("load result: a folder with nothing a tool wrote is refused by name", 
     testsupport::TempDir dir("loadresult");
     CHECK_THROWS_WITH(load_load_result(dir.path), Catch::Contains(dir.path.string()) && Catch::Contains("folder"));
     CHECK_THROWS_AS(load_bench_result(dir.path), InputError);
+}
+
+TEST_CASE("load result: through the CLI, any tool's file is read and a bad one exits 2", "[loadresult][cli]") {
+    testsupport::TempDir dir("loadresult-cli");
+    auto write = [&](const char* name, const std::string& text) {
+        std::ofstream(dir.path / name, std::ios::binary) << text;
+        return (dir.path / name).string();
+    };
+    const std::string before = write("before.prom", "vllm:request_success_total 0\nvllm:generation_tokens_total 0\n");
+    const std::string after = write("after.prom", "vllm:request_success_total 8\nvllm:generation_tokens_total 800\n");
+    const std::string good = lr_fixture("guidellm-v2-small.json").string();
+    auto ok = testsupport::run_cli({"client-counts", before, after, "--bench-result", good, "--json"});
+    INFO(ok.out << ok.err);
+    CHECK(ok.rc == 0);
+    CHECK_THAT(ok.out, Catch::Contains("client and server agree: 8 requests, 800 output tokens"));
+    const std::string text = util::read_file(good);
+    const std::string cut = write("benchmarks.json", text.substr(0, text.size() / 3));
+    auto bad = testsupport::run_cli({"client-counts", before, after, "--bench-result", cut});
+    CHECK(bad.rc == 2);
+    CHECK_THAT(bad.err, Catch::Contains(cut));
+    CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
