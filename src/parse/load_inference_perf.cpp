@@ -61,27 +61,49 @@ bool is_inference_perf_requests(const Json& doc) {
            doc.front().contains("info") && doc.front().contains("end_time");
 }
 
+// Two layouts of info: the older {input_tokens, output_tokens, output_token_times}, and
+// InferenceInfo since the multimodal rewrite (inference_perf/apis/base.py): input_tokens
+// beside response_metrics {output_tokens (the client's re-tokenized count), server_usage,
+// chunk_times, output_token_times}.
+static RequestRecord inference_perf_request(const Json& q, const Fields& f, std::size_t i,
+                                            std::optional<long long>& server_tokens) {
+    if (!q.is_object()) f.fail(fmt::format("request {}: not an object", i));
+    RequestRecord rec;
+    rec.start_s = f.number(q, "start_time");
+    rec.end_s = f.number(q, "end_time");
+    rec.input_tokens = f.count(q, "info.input_tokens");
+    const Json* info = Fields::at(q, "info");
+    if (!info || !info->is_object()) f.fail(fmt::format("request {}: no info object", i));
+    const Json* rm = Fields::at(*info, "response_metrics");
+    const Json& from = rm ? *rm : *info;
+    rec.output_tokens = f.count(from, "output_tokens");
+    const Json* times = Fields::at(from, "chunk_times");
+    if (!times) times = Fields::at(from, "output_token_times");
+    if (times && times->is_array()) {
+        rec.stream_chunks = static_cast<long long>(times->size());
+        if (!times->empty()) rec.first_token_s = f.number(*times, "0");
+    }
+    if (const Json* e = Fields::at(q, "error"))
+        rec.error = e->is_string() ? e->get<std::string>() : f.text(*e, "error_type").value_or("error");
+    if (!rec.error) {
+        auto usage = rm ? f.count(*rm, "server_usage.completion_tokens") : std::nullopt;
+        if (server_tokens && usage) *server_tokens += *usage;
+        else server_tokens = std::nullopt;
+    }
+    loadjson::check_record(f, rec, i);
+    return rec;
+}
+
 LoadResult read_inference_perf_requests(const Json& doc, const Fields& f) {
     LoadResult r;
     r.path = f.source();
     r.tool = "inference-perf";
-    for (std::size_t i = 0; i < doc.size(); ++i) {
-        const Json& q = doc[i];
-        if (!q.is_object()) f.fail(fmt::format("request {}: not an object", i));
-        RequestRecord rec;
-        rec.start_s = f.number(q, "start_time");
-        rec.end_s = f.number(q, "end_time");
-        rec.input_tokens = f.count(q, "info.input_tokens");
-        rec.output_tokens = f.count(q, "info.output_tokens");
-        if (const Json* times = Fields::at(q, "info.output_token_times"); times && times->is_array()) {
-            rec.stream_chunks = static_cast<long long>(times->size());
-            if (!times->empty()) rec.first_token_s = f.number(*times, "0");
-        }
-        if (const Json* e = Fields::at(q, "error"))
-            rec.error = e->is_string() ? e->get<std::string>() : f.text(*e, "error_type").value_or("error");
-        loadjson::check_record(f, rec, i);
-        r.requests.push_back(std::move(rec));
-    }
+    std::optional<long long> server_tokens = 0;
+    for (std::size_t i = 0; i < doc.size(); ++i) r.requests.push_back(inference_perf_request(doc[i], f, i, server_tokens));
+    r.server_output_tokens = server_tokens;
+    // Its output_tokens are the client's re-tokenization (reportgen/base.py,
+    // effective_output_tokens); the server's usage is beside them where it answered one.
+    if (r.server_output_tokens) r.output_counting = TokenCounting::client_tokenizer;
     return r;
 }
 

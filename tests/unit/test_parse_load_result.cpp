@@ -165,3 +165,27 @@ TEST_CASE("load result: through the CLI, any tool's file is read and a bad one e
     CHECK_THAT(bad.err, Catch::Contains(cut));
     CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
+
+TEST_CASE("load result: inference-perf's per-request file, both layouts of info", "[loadresult]") {
+    LoadResult old = parse_load_result(R"([{"start_time": 1.0, "end_time": 2.0, "request": "", "response": "",
+        "info": {"input_tokens": 10, "output_tokens": 4, "output_token_times": [1.1, 1.5, 1.9]}, "error": null}])",
+                                       "per_request_lifecycle_metrics.json");
+    CHECK(old.tool == "inference-perf");
+    CHECK(old.completed == 1);
+    CHECK(old.output_tokens == 4);
+    CHECK(old.stream_chunks == 3);
+    CHECK(old.requests[0].first_token_s == 1.1);
+    LoadResult now = parse_load_result(R"([{"start_time": 1.0, "end_time": 2.0, "info": {"input_tokens": 10,
+        "response_metrics": {"output_tokens": 9, "server_usage": {"completion_tokens": 12},
+        "chunk_times": [1.1, 1.5, 1.9, 1.95], "output_token_times": [1.1, 1.5]}}, "error": null},
+        {"start_time": 1.0, "end_time": 1.2, "info": {"input_tokens": 10}, "error": {"error_type": "HTTP Error 500"}}])",
+                                       "per_request_lifecycle_metrics.json");
+    CHECK(now.completed == 1);
+    CHECK(now.failed == 1);
+    CHECK(now.output_tokens == 9);
+    CHECK(now.server_output_tokens == 12);
+    CHECK(now.stream_chunks == 4);
+    CHECK(now.output_counting == TokenCounting::client_tokenizer);
+    CHECK(now.requests[1].error == "HTTP Error 500");
+    CHECK_THAT(lr_error_of(R"([{"start_time": 1, "end_time": 2, "info": 5}])"), Catch::Contains("no info"));
+}
