@@ -26,6 +26,9 @@ const char* json_type(const Json& v);
 std::optional<Json> try_document(std::string_view text);
 // Every non-blank line a JSON object, at least one; nullopt otherwise.
 std::optional<std::vector<Json>> try_lines(std::string_view text);
+// Block YAML (load_yaml.cpp: the subset GuideLLM and inference-perf write) as the JSON
+// value its JSON form would be; nullopt when it is not that subset or not a mapping.
+std::optional<Json> try_yaml(std::string_view text);
 // What a text no reader took looked like, for the one-line error.
 std::string describe(std::string_view text);
 

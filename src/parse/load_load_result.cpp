@@ -170,6 +170,8 @@ static LoadResult parse_any(std::string_view raw, const std::string& source) {
         if (Reader read = reader_of(last)) return read(last, f);
         if (loadread::is_vllm_family(last)) return *parse_bench_result(raw, source).load;
     }
+    // GuideLLM's benchmarks.yaml, inference-perf's lifecycle report as YAML.
+    if (auto doc = loadjson::try_yaml(text); doc && reader_of(*doc)) return reader_of(*doc)(*doc, f);
     none(fmt::format("not a result of any load tool inferlint reads ({})", loadjson::describe(raw)));
     return {};
 }
@@ -179,7 +181,7 @@ namespace {
 // inference-perf's report folder: the summary, each stage, the per-request file. The
 // stages are the parts; the summary's figures the whole, where it has them.
 LoadResult read_inference_perf_folder(const fs::path& dir) {
-    static const std::regex stage_re(R"(stage_(\d+)_lifecycle_metrics\.json)");
+    static const std::regex stage_re(R"(stage_(\d{1,6})_lifecycle_metrics\.json)");
     std::vector<std::pair<int, fs::path>> stages;
     for (const auto& e : fs::directory_iterator(dir)) {
         std::smatch m;

@@ -98,7 +98,8 @@ TEST_CASE("load result: bad input is one line naming the file", "[loadresult][ba
     CHECK_THAT(lr_error_of(harness.substr(0, harness.size() / 2)), Catch::Contains("JSON cut short"));
     CHECK_THAT(lr_error_of(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)), Catch::Contains("binary"));
     CHECK_THAT(lr_error_of("Metric,Value\nRequest Count,64\n"), Catch::Contains("CSV"));
-    CHECK_THAT(lr_error_of("benchmarks:\n- type_: generative_benchmark\n"), Catch::Contains("YAML"));
+    CHECK_THAT(lr_error_of("model: m\nport: 8000\n"), Catch::Contains("YAML"));
+    CHECK_THAT(lr_error_of("benchmarks:\n- type_: generative_benchmark\n"), Catch::Contains("without metrics"));
     CHECK_THAT(lr_error_of(R"({"hello": 1, "world": 2})"), Catch::Contains("hello, world"));
     CHECK_THAT(lr_error_of(""), Catch::Contains("empty"));
     // Per-request lists of different lengths.
@@ -188,4 +189,19 @@ TEST_CASE("load result: inference-perf's per-request file, both layouts of info"
     CHECK(now.output_counting == TokenCounting::client_tokenizer);
     CHECK(now.requests[1].error == "HTTP Error 500");
     CHECK_THAT(lr_error_of(R"([{"start_time": 1, "end_time": 2, "info": 5}])"), Catch::Contains("no info"));
+}
+
+TEST_CASE("load result: GuideLLM's YAML form, and YAML that is not a result", "[loadresult]") {
+    const std::string yaml = util::read_file(testsupport::source_dir() / "tests/fuzz/seeds/load_guidellm/small.yaml");
+    LoadResult r = parse_load_result(yaml, "benchmarks.yaml");
+    CHECK(r.tool == "guidellm");
+    CHECK(r.completed == 2);
+    CHECK(r.output_tokens == 16);
+    CHECK(r.concurrency == 2.0);
+    CHECK(r.ttft_ms.p99 == 11.7);
+    // Nested past any report's depth: refused in one line, not a deep recursion.
+    std::string deep;
+    for (int i = 0; i < 400; ++i) deep += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
+    CHECK_THAT(lr_error_of(deep, "deep.yaml"), Catch::Contains("not a result of any load tool"));
+    CHECK_THAT(lr_error_of("a:\n\tb: 1\n", "tab.yaml"), Catch::Contains("not a result of any load tool"));
 }

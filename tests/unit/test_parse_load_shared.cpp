@@ -97,10 +97,6 @@ std::vector<LtRow> lt_check_folder(const fs::path& folder) {
         const fs::path file = folder / name;
         INFO(file.string());
         if (name.ends_with(".csv") || name.ends_with(".txt")) continue;
-        if (name.ends_with(".yaml")) {  // no YAML reader yet: refused in one line, never read as zero
-            CHECK_THROWS_AS(load_load_result(file), InputError);
-            continue;
-        }
         if (name.find("prometheus_metrics") != std::string::npos) {  // the server's side, refused alone
             CHECK_THROWS_WITH(load_load_result(file), Catch::Contains("prometheus"));
             continue;
@@ -202,6 +198,24 @@ TEST_CASE("load tools: GuideLLM's two layouts, rates and stream iterations", "[l
     CHECK(v03.requests[0].output_tokens == 128);
     REQUIRE(v03.e2e_ms.mean.has_value());
     CHECK(*v03.e2e_ms.mean == Approx(644.4743664));  // request_latency is seconds in GuideLLM
+}
+
+TEST_CASE("load tools: GuideLLM's YAML form reads as its JSON form", "[loadresult][shared]") {
+    REQUIRE_LOADTOOLS(root);
+    const fs::path dir = root / "guidellm" / "guidellm-unit-assets-benchmarks-stripped";
+    LoadResult json = load_load_result(dir / "benchmarks_stripped.json");
+    LoadResult yaml = load_load_result(dir / "benchmarks_stripped.yaml");
+    CHECK(yaml.tool == "guidellm");
+    CHECK(yaml.completed == json.completed);
+    CHECK(yaml.output_tokens == json.output_tokens);
+    CHECK(yaml.ttft_ms.p99 == json.ttft_ms.p99);
+    REQUIRE(yaml.requests.size() == 1);
+    CHECK(yaml.requests[0].first_token_s == json.requests[0].first_token_s);
+    LoadResult ip = load_load_result(root / "inference-perf" / "llm-d-benchmark-fixture-lifecycle" /
+                                     "inference_perf_lifecycle.yaml");
+    CHECK(ip.tool == "inference-perf");
+    CHECK(ip.input_tokens == 601);
+    CHECK(ip.duration_s == 2.48);
 }
 
 TEST_CASE("load tools: LLMPerf's ITL includes TTFT and is not read as TPOT", "[loadresult][shared]") {
