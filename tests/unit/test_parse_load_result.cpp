@@ -205,3 +205,23 @@ TEST_CASE("load result: GuideLLM's YAML form, and YAML that is not a result", "[
     CHECK_THAT(lr_error_of(deep, "deep.yaml"), Catch::Contains("not a result of any load tool"));
     CHECK_THAT(lr_error_of("a:\n\tb: 1\n", "tab.yaml"), Catch::Contains("not a result of any load tool"));
 }
+
+TEST_CASE("load result: genai-perf's summary and perf_analyzer's requests", "[loadresult]") {
+    LoadResult pa = load_load_result(lr_fixture("genai-perf-profile_export.json"));
+    CHECK(pa.tool == "genai-perf");
+    CHECK(pa.concurrency == 2.0);
+    REQUIRE(pa.requests.size() == 2);
+    CHECK(pa.requests[0].stream_chunks == 3);
+    CHECK(pa.requests[0].first_token_s == Approx(1.02));
+    CHECK(pa.requests[1].end_s == Approx(1.14));
+    CHECK(pa.completed == 2);               // counted from the records, and said so
+    CHECK_FALSE(pa.output_tokens.has_value());  // it states no tokens: never 0
+    CHECK(pa.stream_chunks == 5);
+    LoadResult g = parse_load_result(util::read_file(testsupport::source_dir() / "tests/fuzz/seeds/load_genai_perf/summary.json"),
+                                     "profile_export_genai_perf.json");
+    CHECK(g.tool == "genai-perf");
+    CHECK(g.completed == 4);
+    CHECK(g.ttft_ms.p99 == 3.0);
+    CHECK(g.tpot_ms.mean == 1.0);  // genai-perf's inter_token_latency
+    CHECK(g.concurrency == 2.0);
+}
