@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace inferlint::checks {
 
@@ -42,6 +43,58 @@ CheckResult t18_result(Status status, std::string message, Json ev) {
     return {TripwireId::T18, status, std::move(message), std::move(ev)};
 }
 
+// What the result file itself says about chunks and tokens (LoadResult): how it counted,
+// and the stream chunks beside the tokens where it states both (GuideLLM's iterations,
+// vLLM's per-request ITL lists, inference-perf's token times, AIPerf's server usage).
+enum class FileSays { nothing, counted_tokens, counted_chunks };
+
+struct FileEvidence {
+    FileSays says = FileSays::nothing;
+    std::string why;
+};
+
+FileEvidence t18_file_says(const LoadResult& load, Json& ev) {
+    const auto tokens = load.output_tokens;
+    if (load.output_counting == TokenCounting::client_tokenizer || load.output_counting == TokenCounting::server_usage)
+        return {FileSays::counted_tokens,
+                fmt::format("{} says it counted output tokens by {}", load.tool,
+                            load.output_counting == TokenCounting::server_usage ? "the server's usage" : "its tokenizer")};
+    if (tokens && load.stream_chunks && *load.stream_chunks > 0) {
+        const double per_chunk = static_cast<double>(*tokens) / static_cast<double>(*load.stream_chunks);
+        ev["client_tokens_per_chunk"] = per_chunk;
+        if (per_chunk >= kT18MinTokensPerStep)
+            return {FileSays::counted_tokens,
+                    fmt::format("{} states {} output tokens over {} stream chunks ({:.2f} per chunk)", load.tool,
+                                util::text::with_commas(*tokens), util::text::with_commas(*load.stream_chunks), per_chunk)};
+    }
+    if (load.output_counting == TokenCounting::stream_chunks)
+        return {FileSays::counted_chunks, fmt::format("{} says it counted one token per stream chunk", load.tool)};
+    if (tokens && load.server_output_tokens && *tokens > 0 &&
+        static_cast<double>(*load.server_output_tokens) >= kT18MinTokensPerStep * static_cast<double>(*tokens) &&
+        load.stream_chunks && std::llabs(*load.stream_chunks - *tokens) <= *tokens / 50)
+        return {FileSays::counted_chunks,
+                fmt::format("{} counted {} output tokens, as many as its {} stream chunks, where the server's usage "
+                            "said {}",
+                            load.tool, util::text::with_commas(*tokens), util::text::with_commas(*load.stream_chunks),
+                            util::text::with_commas(*load.server_output_tokens))};
+    return {};
+}
+
+// The file's evidence, written beside the server's only where the file says something.
+FileEvidence t18_file_evidence(const BenchResult& bench, Json& ev) {
+    if (!bench.load) return {};
+    const LoadResult& load = *bench.load;
+    Json file = Json::object();
+    FileEvidence says = t18_file_says(load, file);
+    if (says.says == FileSays::nothing) return says;
+    ev["client_tool"] = load.tool;
+    ev["token_counting"] = std::string(to_string(load.output_counting));
+    ev["client_stream_chunks"] = or_null(load.stream_chunks);
+    ev["client_server_usage_tokens"] = or_null(load.server_output_tokens);
+    for (const auto& [k, v] : file.items()) ev[k] = v;
+    return says;
+}
+
 struct T18Counts {
     long long completed = 0;
     long long client_tokens = 0;
@@ -51,7 +104,7 @@ struct T18Counts {
 };
 
 // The verdict once both sides' counts are read and the requests agree.
-CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev) {
+CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev, const FileEvidence& file) {
     const double per_request =
         c.completed ? static_cast<double>(c.client_tokens) / static_cast<double>(c.completed) : 0.0;
     const double extra_tokens = c.server_tokens - static_cast<double>(c.client_tokens);
@@ -65,6 +118,7 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev) {
                               *tps);
         else if (tps)
             how = ", one token per step (no speculative decoding)";
+        if (file.says == FileSays::counted_tokens) how += fmt::format("; {}", file.why);
         return t18_result(Status::pass,
                           fmt::format("the load tool's {} output tokens agree with the server's {}{}",
                                       util::text::with_commas(c.client_tokens), t18_count(c.server_tokens), how),
@@ -75,6 +129,11 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev) {
     std::optional<double> ratio;
     if (c.client_tokens > 0) ratio = c.server_tokens / static_cast<double>(c.client_tokens);
     ev["ratio"] = or_null(ratio);
+    if (!tps && file.says == FileSays::counted_chunks && c.server_tokens > static_cast<double>(c.client_tokens))
+        return t18_result(Status::fail,
+                          fmt::format("{}: {}, so its output tokens and throughput are stream chunks, not tokens",
+                                      counts, file.why),
+                          std::move(ev));
     if (!tps)
         return t18_result(Status::unknown,
                           counts + ", and the server exports no speculative-decoding counters to tell chunks from tokens",
@@ -86,11 +145,18 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev) {
     ev["expected_chunks"] = chunks;
     const bool chunk_count = *tps >= kT18MinTokensPerStep && c.client_tokens > 0 &&
                              std::fabs(static_cast<double>(c.client_tokens) - chunks) <= kT18ChunkTolerance * chunks;
+    if (chunk_count && file.says == FileSays::counted_tokens)
+        return t18_result(Status::unknown,
+                          fmt::format("{}, as a count of stream chunks would be, but {}: not a chunk counter; T15 has "
+                                      "the disagreement",
+                                      counts, file.why),
+                          std::move(ev));
     if (chunk_count) {
         std::string msg = fmt::format("{}, {:.2f}x as many: the {:.2f} tokens per step of speculative decoding "
                                       "({}), so the load tool counted stream chunks, not tokens, and its output "
                                       "throughput is low by the same factor",
                                       counts, *ratio, *tps, t18_basis(ev));
+        if (file.says == FileSays::counted_chunks) msg += fmt::format("; {}", file.why);
         return t18_result(Status::fail, std::move(msg), std::move(ev));
     }
     std::string msg = fmt::format("{}, which is not the {:.2f} tokens per step a count of stream chunks would "
@@ -148,6 +214,15 @@ CheckResult check_chunks_not_tokens(const BenchResult* bench, const Snapshot& be
     if (!done || !tokens) return t18_result(Status::unknown, "a server counter is missing from a snapshot", ev);
     if (!bench->has_counts())
         return t18_result(Status::unknown, "the result file has no completed or output-token count", ev);
+    if (*bench->completed == 0)
+        return t18_result(Status::unknown, "the load tool completed no requests, so there are no tokens to compare", ev);
+    const FileEvidence file = t18_file_evidence(*bench, ev);
+    // The client's own reading of the server's speculation stands in for absent counters.
+    if (!tps && bench->load && bench->load->spec_accept_length) {
+        tps = std::max(*bench->load->spec_accept_length, 1.0);
+        ev["tokens_per_step"] = *tps;
+        ev["tokens_per_step_from"] = "result file (spec_decode_acceptance_length)";
+    }
     if (!std::isfinite(*done) || !std::isfinite(*tokens) || std::fabs(*done) > 1e15 || std::fabs(*tokens) > 1e15)
         return t18_result(Status::unknown, "a server counter moved by a value that is not a count", ev);
 
@@ -161,7 +236,7 @@ CheckResult check_chunks_not_tokens(const BenchResult* bench, const Snapshot& be
         return t18_result(Status::unknown,
                           "the client's and the server's requests disagree (T15), so their tokens cannot be compared",
                           ev);
-    return t18_compare(c, expected_extra_requests, std::move(ev));
+    return t18_compare(c, expected_extra_requests, std::move(ev), file);
 }
 
 }  // namespace inferlint::checks

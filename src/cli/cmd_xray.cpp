@@ -152,6 +152,9 @@ const Registrar reg{Command{
             ->allow_extra_args(false);
         add_requested_option(app, o->requested, "concurrency asked for (default: from the load)");
         app.add_option("--bench-result", o->bench_result, "the load tool's result file (default: found)");
+        app.add_option("--load-result", o->bench_result,
+                       "where the load command writes its result, file or folder, for a tool xray does not know "
+                       "(docs/load-tools.md)");
         app.add_option("--interval", o->interval_s, "seconds between readings")
             ->default_val(0.25)
             ->check(CLI::Range(0.001, 3600.0));

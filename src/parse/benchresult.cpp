@@ -2,6 +2,7 @@
 
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
+#include "load_readers.hpp"
 
 #include <fmt/format.h>
 
@@ -13,73 +14,10 @@ namespace inferlint {
 
 namespace {
 
-// Python's json writes NaN and +-Infinity bare, which strict JSON (and nlohmann) refuses.
-// Outside strings they are rewritten: infinities as marker strings that number() reads
-// back (nlohmann refuses a number that overflows), NaN as null (a latency that could not
-// be measured is absent, not a number).
-constexpr std::string_view kInfinity = "inferlint:+Infinity";
-constexpr std::string_view kMinusInfinity = "inferlint:-Infinity";
-
-std::string accept_nonfinite(std::string_view text) {
-    if (text.find("NaN") == std::string_view::npos && text.find("Infinity") == std::string_view::npos)
-        return std::string(text);
-    std::string out;
-    out.reserve(text.size() + 64);
-    bool in_string = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (in_string) {
-            out += c;
-            if (c == '\\' && i + 1 < text.size()) out += text[++i];
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        if (text.compare(i, 3, "NaN") == 0) {
-            out += "null";
-            i += 2;
-        } else if (text.compare(i, 8, "Infinity") == 0) {
-            out += fmt::format("\"{}\"", kInfinity);
-            i += 7;
-        } else if (text.compare(i, 9, "-Infinity") == 0) {
-            out += fmt::format("\"{}\"", kMinusInfinity);
-            i += 8;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
-std::optional<double> infinity_marker(const Json& v) {
-    if (!v.is_string()) return std::nullopt;
-    const auto& s = v.get_ref<const std::string&>();
-    if (s == kInfinity) return std::numeric_limits<double>::infinity();
-    if (s == kMinusInfinity) return -std::numeric_limits<double>::infinity();
-    return std::nullopt;
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at " tag,
-// kept to one short line (a 50 MB unterminated string must not end up in it).
-std::string parse_problem(const std::exception& e) {
-    std::string_view what = e.what();
-    if (auto at = what.find("parse error at "); at != std::string_view::npos) what.remove_prefix(at + 15);
-    else if (auto num = what.find("number overflow"); num != std::string_view::npos) what.remove_prefix(num);
-    else if (auto tag = what.find("] "); tag != std::string_view::npos) what.remove_prefix(tag + 2);
-    std::string msg(what.substr(0, 200));
-    if (what.size() > 200) msg += "...";
-    for (char& ch : msg)
-        if (ch == '\n' || ch == '\r') ch = ' ';
-    return msg;
-}
-
-const char* json_type(const Json& v) {
-    if (v.is_boolean()) return "true/false";
-    if (v.is_string()) return "a string";
-    if (v.is_array()) return "a list";
-    if (v.is_object()) return "an object";
-    return "not a number";
-}
+using loadjson::accept_nonfinite;
+using loadjson::infinity_marker;
+using loadjson::json_type;
+using loadjson::parse_problem;
 
 std::optional<double> number(const Json& doc, const char* key, const std::string& path) {
     auto it = doc.find(key);
@@ -160,6 +98,32 @@ BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
     // accepted is not refused for it.
     if (auto it = doc.find("endpoint_type"); it != doc.end() && it->is_string()) r.endpoint_type = it->get<std::string>();
     r.client = bench_client(doc);
+    r.load = loadread::read_vllm(doc, loadjson::Fields(path), r);
+    return r;
+}
+
+BenchResult bench_from_load(const LoadResult& load) {
+    BenchResult r;
+    r.path = load.path;
+    r.completed = load.completed;
+    r.failed = load.failed;
+    r.input_tokens = load.input_tokens;
+    r.output_tokens = load.output_tokens;
+    r.duration_s = load.duration_s;
+    r.output_throughput = load.output_throughput;
+    if (load.concurrency && std::isfinite(*load.concurrency) && *load.concurrency >= 0 && *load.concurrency < 9e18)
+        r.max_concurrency = static_cast<long long>(*load.concurrency);
+    r.mean_ttft_ms = load.ttft_ms.mean;
+    r.median_ttft_ms = load.ttft_ms.p50;
+    r.p99_ttft_ms = load.ttft_ms.p99;
+    r.mean_tpot_ms = load.tpot_ms.mean;
+    r.median_tpot_ms = load.tpot_ms.p50;
+    r.p99_tpot_ms = load.tpot_ms.p99;
+    if (load.completed && load.duration_s && *load.duration_s > 0)
+        r.request_throughput = static_cast<double>(*load.completed) / *load.duration_s;
+    r.endpoint_type = load.endpoint;
+    r.client = load.tool;
+    r.load = load;
     return r;
 }
 
@@ -209,7 +173,19 @@ BenchResult parse_bench_result(std::string_view raw, const std::string& source) 
 }
 
 BenchResult load_bench_result(const std::filesystem::path& path) {
-    return parse_bench_result(util::read_file(path), path.string());
+    if (std::filesystem::is_directory(path)) return bench_from_load(load_load_result(path));
+    const std::string text = util::read_file(path);
+    try {
+        return parse_bench_result(text, path.string());
+    } catch (const InputError& vllm_format) {
+        // Another tool's result: read by the dispatcher. A text no reader takes keeps the
+        // message it always had.
+        try {
+            return bench_from_load(parse_load_result(text, path.string()));
+        } catch (const loadread::NotALoadResult&) {
+            throw vllm_format;
+        }
+    }
 }
 
 }  // namespace inferlint

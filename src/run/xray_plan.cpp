@@ -52,12 +52,31 @@ std::optional<std::string> flag_value(const std::vector<std::string>& cmd, std::
 }
 
 std::optional<long long> load_concurrency(const std::vector<std::string>& cmd) {
-    auto v = flag_value(cmd, "--max-concurrency");
+    std::optional<std::string> v = flag_value(cmd, "--max-concurrency");
+    const auto tool = load_tool(cmd);
+    if (tool == "aiperf" || tool == "genai-perf") v = flag_value(cmd, "--concurrency");
+    if (tool == "llmperf") v = flag_value(cmd, "--num-concurrent-requests");
+    // GuideLLM: --rate N with --rate-type concurrent (v0.3) or --profile concurrent (newer).
+    if (tool == "guidellm") {
+        auto kind = flag_value(cmd, "--profile");
+        if (!kind) kind = flag_value(cmd, "--rate-type");
+        v = std::nullopt;
+        if (kind == "concurrent") v = flag_value(cmd, "--rate");
+        if (kind == "synchronous") v = "1";
+    }
     if (!v || !all_digits(*v) || v->size() > 18) return std::nullopt;
     return std::stoll(*v);
 }
 
 std::optional<std::string> load_unique_prompts(const std::vector<std::string>& cmd) {
+    // GuideLLM's synthetic data (--data "prompt_tokens=N,output_tokens=M") draws each prompt
+    // afresh; prefix_tokens makes them share one.
+    if (load_tool(cmd) == "guidellm") {
+        auto data = flag_value(cmd, "--data");
+        if (!data || data->find("prompt_tokens=") == std::string::npos || data->find("prefix_tokens") != std::string::npos)
+            return std::nullopt;
+        return "--data " + *data;
+    }
     auto dataset = flag_value(cmd, "--dataset-name");
     if (!dataset || !dataset->starts_with("random")) return std::nullopt;
     if (auto prefix = flag_value(cmd, "--random-prefix-len"); prefix && *prefix != "0") return std::nullopt;
@@ -72,10 +91,69 @@ std::optional<EngineId> load_client(const std::vector<std::string>& cmd) {
     return std::nullopt;
 }
 
+std::optional<std::string> load_tool(const std::vector<std::string>& cmd) {
+    if (auto c = load_client(cmd)) {
+        switch (*c) {
+            case EngineId::vllm: return "vllm bench serve";
+            case EngineId::sglang: return "sglang bench_serving";
+            case EngineId::trtllm: return "tensorrt_llm benchmark_serving";
+        }
+    }
+    auto word = [&](std::size_t i) { return fs::path(cmd[i]).filename().string(); };
+    for (std::size_t i = 0; i < cmd.size(); ++i) {
+        const std::string w = word(i);
+        const std::string next = i + 1 < cmd.size() ? cmd[i + 1] : "";
+        if (w == "guidellm" && next == "benchmark") return "guidellm";
+        if (w == "aiperf" && next == "profile") return "aiperf";
+        if (w == "genai-perf" && next == "profile") return "genai-perf";
+        if (w == "inference-perf" || w == "inference_perf") return "inference-perf";
+        if (w == "token_benchmark_ray.py") return "llmperf";
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+// The other tools' result, into the run folder: GuideLLM's --output-path, AIPerf's
+// --artifact-dir (its profile_export_aiperf.json), LLMPerf's --results-dir (a file named
+// after the model: found after the run). genai-perf nests its files under a folder named
+// after the model, and inference-perf takes its folder from its config file: neither is
+// moved, and --bench-result names what they wrote.
+PreparedLoad prepare_other_tool(const std::string& tool, PreparedLoad p, const fs::path& out) {
+    const auto& cmd = p.argv;
+    if (tool == "guidellm") {
+        if (auto path = flag_value(cmd, "--output-path")) {
+            if (fs::path(*path).extension() == ".json") p.result = fs::path(*path);
+            return p;
+        }
+        if (flag_value(cmd, "--output-dir")) return p;
+        const std::string target = path_text(out / "benchmarks.json");
+        p.argv.insert(p.argv.end(), {"--output-path", target});
+        p.result = fs::path(target);
+    } else if (tool == "aiperf") {
+        std::string dir = flag_value(cmd, "--artifact-dir").value_or("");
+        if (dir.empty()) {
+            dir = path_text(out / "aiperf");
+            p.argv.insert(p.argv.end(), {"--artifact-dir", dir});
+        }
+        p.result = fs::path(dir) / "profile_export_aiperf.json";
+    } else if (tool == "genai-perf") {
+        if (!flag_value(cmd, "--artifact-dir")) p.argv.insert(p.argv.end(), {"--artifact-dir", path_text(out / "genai-perf")});
+    } else if (tool == "llmperf") {
+        if (!flag_value(cmd, "--results-dir")) p.argv.insert(p.argv.end(), {"--results-dir", path_text(out / "llmperf")});
+    }
+    return p;
+}
+
+}  // namespace
+
 PreparedLoad prepare_load(const std::vector<std::string>& cmd, const fs::path& out) {
     PreparedLoad p{cmd, std::nullopt};
     const auto client = load_client(cmd);
-    if (!client) return p;
+    if (!client) {
+        if (auto tool = load_tool(cmd)) return prepare_other_tool(*tool, std::move(p), out);
+        return p;
+    }
     if (*client == EngineId::sglang) {
         // SGLang's client appends one JSON line per run to --output-file.
         if (auto name = flag_value(cmd, "--output-file")) {

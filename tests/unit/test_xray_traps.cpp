@@ -169,6 +169,23 @@ TEST_CASE("xray traps: T18 passes a client counting tokens and fails one countin
     trap_same_verdicts(chunks);
 }
 
+TEST_CASE("xray traps: T18 fails a chunk-counting client whichever load tool's file it writes",
+          "[sim][xray][loadresult]") {
+    const std::string spec = "--speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}' "
+                             "--sim-seed 11";
+    for (const char* format : {"guidellm", "aiperf", "inference-perf", "llmperf", "inferlint-load"}) {
+        DYNAMIC_SECTION(format) {
+            Sandbox sb(std::string("trap-t18-") + format);
+            TrapRun run = trap_xray(sb, kModel, spec,
+                                    {"--dataset-name", "random", "--sim-count-chunks", "--sim-result-format", format});
+            INFO(run.out);
+            CHECK(run.xray.at("T18")["status"] == "fail");
+            CHECK(run.xray.at("T15")["status"] == "warn");
+            CHECK(run.report.at("T18")["status"] == "fail");
+        }
+    }
+}
+
 TEST_CASE("xray traps: T17 passes a plain model and warns on a checkpoint that turns FP8 KV on", "[sim][xray]") {
     Sandbox plain_sb("trap-t17-plain");
     TrapRun plain = trap_xray(plain_sb, kModel, "", {"--dataset-name", "random"});

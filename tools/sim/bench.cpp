@@ -2,6 +2,7 @@
 // then N streamed completions with at most C open at once, a summary, and the result JSON.
 #include "bench.hpp"
 
+#include "bench_formats.hpp"
 #include "engine.hpp"
 
 #include <fmt/chrono.h>
@@ -163,6 +164,53 @@ double percentile(std::vector<double> v, double p) {
     return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
+// The run as --sim-result-format's writers take it (bench_formats.hpp).
+RunSummary summary_of(const std::vector<Outcome>& outcomes, const LoadShape& shape, const std::string& model, int n,
+                      int conc, double duration) {
+    RunSummary r;
+    r.model = model;
+    r.num_prompts = n;
+    r.concurrency = conc;
+    r.input_len = shape.input_len + shape.prefix_len;
+    r.duration_s = duration;
+    r.count_chunks = shape.count_chunks;
+    for (const auto& o : outcomes) {
+        RequestSummary q{o.ok, o.start, o.ttft, o.latency, o.output_tokens, static_cast<long long>(o.token_times.size()),
+                         o.itl, o.error};
+        r.requests.push_back(q);
+        if (!o.ok) continue;
+        ++r.completed;
+        r.output_tokens += o.output_tokens;
+        r.chunks += q.chunks;
+        r.ttft_ms.push_back(o.ttft * 1000);
+        r.e2e_ms.push_back(o.latency * 1000);
+        if (o.output_tokens > 1) r.tpot_ms.push_back((o.latency - o.ttft) / (o.output_tokens - 1) * 1000);
+        for (double x : o.itl) r.itl_ms.push_back(x * 1000);
+    }
+    r.failed = n - r.completed;
+    r.input_tokens = static_cast<long long>(r.completed) * r.input_len;
+    return r;
+}
+
+int save_as(const std::string& format, const Args& a, const RunSummary& run) {
+    auto doc = result_as(format, run);
+    if (!doc)
+        usage_error(fmt::format("argument --sim-result-format: '{}' is not one of vllm, guidellm, aiperf, genai-perf, "
+                                "inference-perf, llmperf, inferlint-load",
+                                format));
+    std::filesystem::path dir = a.str("result_dir", ".");
+    std::string name = a.str("result_filename", default_result_name(format));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::ofstream f(dir / name);
+    f << doc->dump() << "\n";
+    if (!f) {
+        std::fprintf(stderr, "cannot write %s\n", (dir / name).c_str());
+        return 1;
+    }
+    return 0;
+}
+
 void row(const char* label, const std::string& value) { std::printf("%-40s %-10s\n", label, value.c_str()); }
 
 }  // namespace
@@ -283,6 +331,8 @@ int bench_main(const Args& a) {
     std::printf("==================================================\n");
     std::fflush(stdout);
 
+    const std::string format = a.str("sim_result_format", "vllm");
+    if (format != "vllm") return save_as(format, a, summary_of(outcomes, shape, t.model, n, conc, duration));
     if (a.flag("save_result")) {
         std::time_t now = std::time(nullptr);
         std::tm tm{};

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "inferlint/core/result.hpp"
+#include "inferlint/parse/load_result.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -41,6 +42,10 @@ struct BenchResult {
     // serve", "sglang bench_serving", "tensorrt_llm benchmark_serving"; nullopt when none tells.
     std::optional<std::string> client;
 
+    // Every figure the file states, in one shape for every tool (load_result.hpp); set by
+    // every reader, the vLLM family's included.
+    std::optional<LoadResult> load;
+
     // Both counts T15 needs are present.
     bool has_counts() const { return completed.has_value() && output_tokens.has_value(); }
 };
@@ -57,7 +62,14 @@ BenchResult bench_result_from_json(const Json& doc, const std::string& path);
 // tool writes.
 BenchResult parse_bench_result(std::string_view text, const std::string& source);
 
-// Reads and parses the file; InputError also for a missing, empty or unreadable file.
+// The figures of any tool's LoadResult under BenchResult's names (request_throughput is
+// completed / duration where both are stated; client is the tool).
+BenchResult bench_from_load(const LoadResult& load);
+
+// Reads and parses the file; InputError also for a missing, empty or unreadable file. A
+// file in vLLM's format is read as always; any other tool's file or folder (GuideLLM,
+// AIPerf, genai-perf, inference-perf, LLMPerf, inferlint.load/1) through
+// load_load_result, and a text no reader takes keeps vLLM's reader's message.
 BenchResult load_bench_result(const std::filesystem::path& path);
 
 }  // namespace inferlint

@@ -36,7 +36,9 @@ namespace fs = std::filesystem;
 // The value of `--flag V` or `--flag=V` (the first), nullopt when absent.
 std::optional<std::string> flag_value(const std::vector<std::string>& cmd, std::string_view flag);
 
-// The concurrency a load command asks for, from its --max-concurrency.
+// The concurrency a load command asks for: --max-concurrency (vLLM, SGLang, TensorRT-LLM),
+// --concurrency (AIPerf, genai-perf), --num-concurrent-requests (LLMPerf), GuideLLM's
+// --rate under --profile/--rate-type concurrent (synchronous: 1).
 std::optional<long long> load_concurrency(const std::vector<std::string>& cmd);
 
 // Why the load command's prompts are meant to be unique, for T16: a random dataset
@@ -50,6 +52,11 @@ std::optional<std::string> load_unique_prompts(const std::vector<std::string>& c
 // `python -m tensorrt_llm.serve.scripts.benchmark_serving`; nullopt for any other.
 std::optional<EngineId> load_client(const std::vector<std::string>& cmd);
 
+// Which load tool the command runs: the engines' clients (load_client) by their result's
+// client name, "guidellm" (guidellm benchmark), "aiperf" (aiperf profile), "genai-perf"
+// (genai-perf profile), "inference-perf", "llmperf" (token_benchmark_ray.py); nullopt else.
+std::optional<std::string> load_tool(const std::vector<std::string>& cmd);
+
 struct PreparedLoad {
     std::vector<std::string> argv;
     std::optional<fs::path> result;  // where the client will save its result, when known
@@ -59,7 +66,9 @@ struct PreparedLoad {
 // already save its result is asked to save it into `out` (bench.json; SGLang's appends
 // JSON lines to bench.jsonl), so its counts can be held against the server's (T15).
 // A client that names no file (--save-result without --result-filename) is left to name
-// its own: the result is then nullopt and found after the run by newest_json.
+// its own: the result is then nullopt and found after the run by newest_json. GuideLLM
+// (--output-path), AIPerf (--artifact-dir) are asked to write into `out` too; genai-perf
+// and LLMPerf get their folder there, their file found after the run.
 PreparedLoad prepare_load(const std::vector<std::string>& cmd, const fs::path& out);
 
 // The newest *.json in `folder` written at or after `since`.

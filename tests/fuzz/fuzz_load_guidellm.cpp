@@ -1,0 +1,17 @@
+// GuideLLM's benchmarks.json (both layouts), through its reader and the dispatcher.
+#include "fuzz_load.hpp"
+
+namespace inferlint::fuzz {
+
+inline int one_load_guidellm(const std::uint8_t* data, std::size_t size) {
+    one_load(data, size, loadread::is_guidellm, loadread::read_guidellm);
+    return 0;
+}
+
+}  // namespace inferlint::fuzz
+
+#ifndef INFERLINT_FUZZ_REPLAY
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    return inferlint::fuzz::one_load_guidellm(data, size);
+}
+#endif
