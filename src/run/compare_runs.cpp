@@ -40,21 +40,10 @@ std::optional<XrayAccount> read_xray_account(const fs::path& folder) {
     return x;
 }
 
-std::optional<std::string> client_of(const std::vector<std::string>& argv) {
-    auto c = xray::load_client(argv);
-    if (!c) return std::nullopt;
-    switch (*c) {
-        case EngineId::vllm: return "vllm bench serve";
-        case EngineId::sglang: return "sglang bench_serving";
-        case EngineId::trtllm: return "tensorrt_llm benchmark_serving";
-    }
-    return std::nullopt;
-}
-
 // What the load command asked, for the fields its result does not hold.
 checks::LoadShape asked_load(const std::vector<std::string>& argv) {
     checks::LoadShape s;
-    s.client = client_of(argv);
+    s.client = xray::load_tool(argv);  // the engines' clients by their result's name, or the tool
     auto number = [&](std::string_view flag) -> std::optional<long long> {
         auto v = xray::flag_value(argv, flag);
         if (!v || v->empty() || v->size() > 18 || !std::all_of(v->begin(), v->end(), ::isdigit)) return std::nullopt;

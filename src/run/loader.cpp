@@ -131,6 +131,9 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
     if (ev.bench && ev.before && ev.after && files.load_log) ev.untimed_requests = untimed_requests_in(*files.load_log);
     // The load's arguments as its client printed them: a random dataset meant unique prompts (T16).
     if (files.load_log) ev.unique_prompts = unique_prompts_in(*files.load_log);
+    // Else the load tool's own result, where it says its prompts were meant to be unique.
+    if (!ev.unique_prompts && ev.bench && ev.bench->load && ev.bench->load->prompts == PromptSharing::unique)
+        ev.unique_prompts = "the load tool's result says its prompts were unique";
 
     std::vector<std::string> labels = parse::log_labels(files.boot_logs);
     for (std::size_t i = 0; i < files.boot_logs.size(); ++i) {

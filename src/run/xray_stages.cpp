@@ -117,15 +117,49 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     return after_error;
 }
 
-// The load tool's result: the file named, else where the tool was asked to save it, else
-// the newest JSON its --result-dir got during the load.
+namespace {
+
+// The newest file under `folder` (at any depth) written at or after `since` whose name ends
+// with `suffix`; nullopt when there is none.
+std::optional<fs::path> newest_named(const fs::path& folder, std::string_view suffix, fs::file_time_type since) {
+    std::optional<fs::path> best;
+    fs::file_time_type best_t{};
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+        if (!it->is_regular_file(ec) || !it->path().filename().string().ends_with(suffix)) continue;
+        const auto t = it->last_write_time(ec);
+        if (!ec && t >= since && (!best || t > best_t)) best = it->path(), best_t = t;
+    }
+    return best;
+}
+
+// Where a load tool that names its own file left its result: the engines' clients the newest
+// JSON in --result-dir; LLMPerf its *_individual_responses.json under --results-dir;
+// genai-perf the folder of its profile_export_genai_perf.json under --artifact-dir.
+std::optional<fs::path> result_left_by(const std::vector<std::string>& argv, fs::file_time_type started) {
+    if (load_client(argv)) return newest_json(flag_value(argv, "--result-dir").value_or("."), started);
+    const auto tool = load_tool(argv);
+    if (tool == "llmperf")
+        return newest_named(flag_value(argv, "--results-dir").value_or("."), "_individual_responses.json", started);
+    if (tool == "genai-perf") {
+        auto file = newest_named(flag_value(argv, "--artifact-dir").value_or("artifacts"),
+                                 "profile_export_genai_perf.json", started);
+        if (file) return file->parent_path();
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+// The load tool's result (a file, or a tool's report folder): the one named, else where the
+// tool was asked to save it, else where the tool left it during the load (result_left_by).
 LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv,
                            const std::optional<fs::path>& asked, fs::file_time_type started, const Say& say) {
     LoadFound found;
     std::optional<fs::path> path = plan.bench_result ? plan.bench_result : asked;
-    if (!path && load_client(argv)) path = newest_json(flag_value(argv, "--result-dir").value_or("."), started);
+    if (!path) path = result_left_by(argv, started);
     std::error_code ec;
-    if (path && fs::is_regular_file(*path, ec)) {
+    if (path && fs::exists(*path, ec)) {
         try {
             found.bench = load_bench_result(*path);
             found.source = path->filename().string();
@@ -165,7 +199,13 @@ void Xray::read_load_result() {
     std::error_code ec;
     if (!fs::equivalent(*found.path, kept, ec)) {
         if (fs::exists(kept, ec)) kept = plan_.out / ("load-result-" + found.path->filename().string());
-        util::write_file(kept, util::read_file(*found.path, util::AllowEmpty::yes));
+        if (fs::is_directory(*found.path, ec)) {  // a tool's report folder, kept whole
+            fs::copy(*found.path, kept, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+            if (ec) throw util::WriteError(fmt::format("{}: cannot copy the load tool's result here: {}",
+                                                       kept.string(), ec.message()));
+        } else {
+            util::write_file(kept, util::read_file(*found.path, util::AllowEmpty::yes));
+        }
     }
     got_.live.bench_result = kept.filename().string();
     got_.sources.push_back(kept.filename().string());
