@@ -8,6 +8,8 @@
 #include "inferlint/checks/t16_prefix_cache.hpp"
 #include "inferlint/checks/t17_realized_config.hpp"
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
+#include "inferlint/checks/t19_gpu_shared.hpp"
+#include "inferlint/checks/t22_known_engine_bug.hpp"
 
 #include <algorithm>
 
@@ -80,6 +82,11 @@ std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, Unpars
             labels.push_back(b.label);
         }
         results.push_back(check_realized_config(facts, labels));
+    }
+    for (const auto& b : boots) {
+        CheckResult r = check_known_engine_bug(b.facts);
+        if (several) r.message = b.label + ": " + r.message;
+        results.push_back(std::move(r));
     }
     return results;
 }
@@ -193,6 +200,12 @@ RunVerdicts check_run(const RunEvidence& ev) {
     out.usable_blocks = load.usable_blocks;
     // After the load's verdicts, so that T1..T15 keep the order the reference prints.
     if (counts.t18) out.results.push_back(std::move(*counts.t18));
+    if (ev.gpu) {
+        std::vector<long long> pids;
+        for (const auto& b : ev.boots)
+            for (long long p : server_pids_of(b.facts.processes)) pids.push_back(p);
+        out.results.push_back(check_gpu_shared(*ev.gpu, pids));
+    }
     return out;
 }
 

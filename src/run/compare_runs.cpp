@@ -130,6 +130,7 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
     files.series = found.series;
     files.bench = found.bench;
     files.load_log = found.load_log;
+    files.gpu = found.gpu;
     auto loaded = load_run(files, named, accept);
     if (!loaded) return std::nullopt;
     refuse_mixed_engines(folder, *loaded);
