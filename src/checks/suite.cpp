@@ -68,7 +68,13 @@ std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, Unpars
         for (auto& r : check_same_pool(facts, labels)) results.push_back(std::move(r));
         for (auto& r : check_kv_memory_stable(facts, labels)) results.push_back(std::move(r));
     }
-    // Beyond the Python tool, after its verdicts so T1-T15 keep their order.
+    // Beyond the Python tool, after its verdicts so T1-T15 keep their order: T22 per start,
+    // then T17 (which ends the list with its configuration diff across starts).
+    for (const auto& b : boots) {
+        CheckResult r = check_known_engine_bug(b.facts);
+        if (several) r.message = b.label + ": " + r.message;
+        results.push_back(std::move(r));
+    }
     for (const auto& b : boots) {
         CheckResult r = check_kv_dtype_as_asked(b.facts, b.model_config ? &*b.model_config : nullptr);
         if (several) r.message = b.label + ": " + r.message;
@@ -82,11 +88,6 @@ std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, Unpars
             labels.push_back(b.label);
         }
         results.push_back(check_realized_config(facts, labels));
-    }
-    for (const auto& b : boots) {
-        CheckResult r = check_known_engine_bug(b.facts);
-        if (several) r.message = b.label + ": " + r.message;
-        results.push_back(std::move(r));
     }
     return results;
 }

@@ -26,7 +26,7 @@ Tripwire gpu_shared() {
                  "GPUs are those its processes hold memory on; when nvidia-smi shows none of them (a "
                  "container), every GPU read.",
         .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
-        .needs = "need xray's GPU recording (gpu.jsonl)",
+        .needs = "need xray's GPU recording",
         .examples = {},
         .measured = "The simulator's nvidia-smi with a tenant that appears mid-run (INFERLINT_SIM_GPU_TENANT): "
                     "the tenant named with its pid and MiB; without it, a pass.",

@@ -11,12 +11,11 @@ Tripwire known_engine_bug() {
     using Ex = TripwireExample;
     // The rows, rendered once from the table the check reads (core/known_bugs.cpp), so
     // `explain T22` and docs/tripwires.md list exactly what is checked.
-    static const std::string check =
-        "Reads each start's engine, version and settings from its boot log (speculative-decoding method, "
-        "whether the model is hybrid, the prefix cache, the model runner) and matches them against the "
-        "known-bug table. A match warns with the bug's effect and what to do; a start no row can match "
-        "passes; a row that could match when the version or one of its settings is not in the log is "
-        "Can't tell. Runs at boot, before any load is sent. The rows: " +
+    static const std::string what =
+        "Some engine releases have bugs that only show with one configuration: speculative decoding of one "
+        "method on a hybrid (Mamba/linear-attention) model, or a hybrid model with the prefix cache on. The "
+        "server starts and answers; nothing in the run says the answers or the limits are wrong. The known "
+        "bugs, one row each: " +
         known_bugs_text();
     return {
         .id = "T22",
@@ -24,14 +23,16 @@ Tripwire known_engine_bug() {
         .slug = "known-engine-bug",
         .name = "A known engine bug for this version and setting",
         .trap = "the engine's version and settings hit a bug that changes the replies or the limits",
-        .what = "Some engine releases have bugs that only show with one configuration: speculative decoding "
-                "of one method on a hybrid (Mamba/linear-attention) model, or a hybrid model with the prefix "
-                "cache on. The server starts and answers; nothing in the run says the answers or the limits "
-                "are wrong.",
+        .what = what,
         .why = "A benchmark of such a start measures the bug: speculative decoding that changes up to a fifth "
                "of the replies looks like a free speed-up, and a running limit lowered to one request looks "
                "like an engine that cannot batch.",
-        .check = check,
+        .check = "Reads each start's engine, version and settings from its boot log (speculative-decoding "
+                 "method, whether the model is hybrid, the prefix cache, the model runner) and matches them "
+                 "against the known-bug table. A match warns with the bug's effect and what to do; a start no "
+                 "row can match passes; a row that could match when the version or one of its settings is not "
+                 "in the log is Can't tell. Runs at boot, before any load is sent, in check-log, report and "
+                 "xray. Adding a bug is adding a row to src/core/known_bugs.cpp.",
         .command = "inferlint check-log boot.log",
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "sglang-0.5/qwen3-8b/boot.log"},

@@ -95,8 +95,9 @@ std::string bug_versions_text(const KnownBug& bug) {
 
 std::string known_bugs_text() {
     std::string out;
+    int n = 0;
     for (const auto& b : known_engine_bugs())
-        out += fmt::format("{}{}, {}: {}. Do: {}. Source: {}.", out.empty() ? "" : " ", bug_versions_text(b),
+        out += fmt::format("{}({}) {}, {}: {}. Do: {}. Source: {}.", out.empty() ? "" : " ", ++n, bug_versions_text(b),
                            b.configuration, b.effect, b.fix, b.source);
     return out;
 }

@@ -88,7 +88,7 @@ struct RunVerdicts {
 };
 
 // T12/T7, T5, T6 (and T12 for unreadable lines) per start; T4 and T11 across several;
-// then T17 per start and, across several, its configuration diff.
+// then T22 per start, T17 per start and, across several, its configuration diff.
 std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, UnparsedLines unparsed);
 
 // What the log and the recording say about pauses, for T1 on an engine that counts none.
