@@ -131,7 +131,7 @@ CheckResult check_gpu_shared(const parse::GpuRecording& recording, const std::ve
         return r;
     }
     r.status = Status::pass;
-    r.message = fmt::format("no other process on the server's GPU{} during the run ({} readings over {:.0f} s)",
+    r.message = fmt::format("no other process on the server's GPU{} during the run ({} readings over {:.1f} s)",
                             gpus.size() == 1 ? "" : "s", good.size(), span_s);
     return r;
 }

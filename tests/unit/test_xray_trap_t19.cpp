@@ -100,3 +100,28 @@ TEST_CASE("xray: no nvidia-smi on the machine, no GPU recording and no T19", "[s
     CHECK(t19_pick(r.results["results"], "T19").is_null());
     require_all_gone(sb.out() / "boot.log");
 }
+
+TEST_CASE("xray: an nvidia-smi that prints garbage or hangs gives T19 Can't tell, never a pass", "[sim][xray][T19]") {
+    for (const std::string body : {"echo 'NVIDIA-SMI has failed because it could not communicate with the driver'",
+                                   "exec sleep 60"}) {
+        Sandbox sb("t19-bad-smi");
+        const fs::path smi = sb.dir / "nvidia-smi";
+        util::write_file(smi, "#!/bin/sh\n" + body + "\n");
+        fs::permissions(smi, fs::perms::owner_all);
+        ::setenv("INFERLINT_NVIDIA_SMI", smi.c_str(), 1);
+        const int port = free_port();
+        xray::Plan plan;
+        plan.out = sb.out();
+        plan.serve = serve_cmd(sb, port, "--sim-time-scale 20");
+        plan.load = bench_cmd(sb, port, 4, 2, 32, 32);
+        plan.interval_s = 0.05;
+        Ran r = run_xray(plan);
+        ::unsetenv("INFERLINT_NVIDIA_SMI");
+        INFO(body << "\n" << r.text());
+        Json t19 = t19_pick(r.results["results"], "T19");
+        REQUIRE(t19.is_object());
+        CHECK(t19["status"] == "unknown");
+        CHECK_THAT(t19["message"].get<std::string>(), Contains("Can't tell: nvidia-smi gave 0 readings"));
+        require_all_gone(sb.out() / "boot.log");
+    }
+}
