@@ -8,6 +8,8 @@
 #include "inferlint/checks/t16_prefix_cache.hpp"
 #include "inferlint/checks/t17_realized_config.hpp"
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
+#include "inferlint/checks/t19_gpu_shared.hpp"
+#include "inferlint/checks/t22_known_engine_bug.hpp"
 
 #include <algorithm>
 
@@ -66,7 +68,13 @@ std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, Unpars
         for (auto& r : check_same_pool(facts, labels)) results.push_back(std::move(r));
         for (auto& r : check_kv_memory_stable(facts, labels)) results.push_back(std::move(r));
     }
-    // Beyond the Python tool, after its verdicts so T1-T15 keep their order.
+    // Beyond the Python tool, after its verdicts so T1-T15 keep their order: T22 per start,
+    // then T17 (which ends the list with its configuration diff across starts).
+    for (const auto& b : boots) {
+        CheckResult r = check_known_engine_bug(b.facts);
+        if (several) r.message = b.label + ": " + r.message;
+        results.push_back(std::move(r));
+    }
     for (const auto& b : boots) {
         CheckResult r = check_kv_dtype_as_asked(b.facts, b.model_config ? &*b.model_config : nullptr);
         if (several) r.message = b.label + ": " + r.message;
@@ -190,6 +198,12 @@ RunVerdicts check_run(const RunEvidence& ev) {
     out.usable_blocks = load.usable_blocks;
     // After the load's verdicts, so that T1..T15 keep the order the reference prints.
     if (counts.t18) out.results.push_back(std::move(*counts.t18));
+    if (ev.gpu) {
+        std::vector<long long> pids;
+        for (const auto& b : ev.boots)
+            for (long long p : server_pids_of(b.facts.processes)) pids.push_back(p);
+        out.results.push_back(check_gpu_shared(*ev.gpu, pids));
+    }
     return out;
 }
 

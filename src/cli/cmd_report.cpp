@@ -187,6 +187,7 @@ int run_report(Opts o, const Common& common) {
     run::JudgeInput in{.files = file_set(o, load_log), .named = common.engine, .accept = refuse_other_engine(common),
                        .requested = o.requested, .unique_prompts = std::nullopt, .live = std::move(live)};
     if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
+    if (run) in.files.gpu = run::gpu_recording_in(*run);
     checks::RunVerdicts verdicts;
     auto loaded = run::load_judged(in, verdicts);
     if (!loaded || !engines_agree(loaded->engines, common)) return 2;

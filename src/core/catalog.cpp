@@ -19,6 +19,8 @@ std::vector<Tripwire> make_table() {
     t.push_back(catalog_table::prefix_cache_hits());
     t.push_back(catalog_table::realized_config());
     t.push_back(catalog_table::chunks_not_tokens());
+    t.push_back(catalog_table::gpu_shared());
+    t.push_back(catalog_table::known_engine_bug());
     return t;
 }
 

@@ -15,5 +15,7 @@ std::vector<Tripwire> reference_tripwires();
 Tripwire prefix_cache_hits();  // T16
 Tripwire realized_config();    // T17
 Tripwire chunks_not_tokens();  // T18
+Tripwire gpu_shared();         // T19
+Tripwire known_engine_bug();   // T22
 
 }  // namespace inferlint::catalog_table

@@ -99,6 +99,7 @@ JudgeInput folder_input(const fs::path& folder) {
     in.files.series = found.series;
     in.files.bench = found.bench;
     in.files.load_log = found.load_log;
+    in.files.gpu = found.gpu;
     in.live = read_live_record(folder);
     if (in.live) in.files.bench = in.live->bench_result ? std::optional(folder / *in.live->bench_result) : std::nullopt;
     return in;

@@ -2,6 +2,7 @@
 
 #include "inferlint/parse/benchresult.hpp"
 #include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/gpu_record.hpp"
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/parse/log_stamps.hpp"
 #include "inferlint/parse/series_digest.hpp"
@@ -134,6 +135,13 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
     // Else the load tool's own result, where it says its prompts were meant to be unique.
     if (!ev.unique_prompts && ev.bench && ev.bench->load && ev.bench->load->prompts == PromptSharing::unique)
         ev.unique_prompts = "the load tool's result says its prompts were unique";
+    if (files.gpu) {
+        ev.gpu = parse::parse_gpu_recording(util::read_file(*files.gpu, util::AllowEmpty::yes));
+        if (!ev.gpu) throw InputError(fmt::format("{}: not a GPU recording (no inferlint.gpu/1 header)", files.gpu->string()));
+        if (const long long n = ev.gpu->skipped_lines; n > 0)
+            run.notes.push_back(fmt::format("note: {}: skipped {} line{} that {} not a reading", files.gpu->string(), n,
+                                            n == 1 ? "" : "s", n == 1 ? "is" : "are"));
+    }
 
     std::vector<std::string> labels = parse::log_labels(files.boot_logs);
     for (std::size_t i = 0; i < files.boot_logs.size(); ++i) {

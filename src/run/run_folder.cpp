@@ -96,7 +96,13 @@ RunFiles find_run_files(const fs::path& folder) {
     r.series = first(folder, "run.series.jsonl", "*.series.jsonl");
     r.bench = find_bench_result(folder);
     if (is_file(folder / "load.log")) r.load_log = folder / "load.log";
+    r.gpu = gpu_recording_in(folder);
     return r;
+}
+
+std::optional<fs::path> gpu_recording_in(const fs::path& folder) {
+    if (is_file(folder / "gpu.jsonl")) return folder / "gpu.jsonl";
+    return std::nullopt;
 }
 
 std::vector<fs::path> fleet_replica_folders(const fs::path& folder) {

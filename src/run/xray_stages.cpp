@@ -4,7 +4,9 @@
 #include "inferlint/parse/failures.hpp"
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/report/report.hpp"
+#include "inferlint/run/gpu_record.hpp"
 #include "inferlint/run/loader.hpp"
+#include "inferlint/run/run_folder.hpp"
 #include "inferlint/run/scrape.hpp"
 #include "inferlint/run/watch.hpp"
 #include "inferlint/util/clock.hpp"
@@ -94,6 +96,22 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
             note(fmt::format("the recording stopped: {}", e.what()));
         }
     });
+    // T19: the GPUs' memory and compute processes, slowly, beside the gauges; on a machine
+    // with no nvidia-smi there is no NVIDIA GPU to share, and no recording (T19 is not here).
+    const std::string smi = run::nvidia_smi_path();
+    std::optional<util::RecordFile> gpu_file;
+    if (util::is_executable_file(smi)) gpu_file.emplace(out / "gpu.jsonl");
+    const int server_pid = server_ ? server_->pid() : 0;
+    Recorder gpus([&, server_pid](const std::atomic<bool>& stop) {
+        if (!gpu_file) return;
+        try {
+            run::record_gpus(*gpu_file, {}, stop, run::system_runner(5.0), smi, [server_pid] {
+                return server_pid > 0 ? run::process_tree(run::proc_root(), server_pid) : std::vector<long long>{};
+            });
+        } catch (const std::exception& e) {
+            note(fmt::format("the GPU recording stopped: {}", e.what()));
+        }
+    });
     say("== load: " + util::shell_join(load.argv));
     got_.load_started = fs::file_time_type::clock::now();
     LoadLimits limits{.grace_s = plan_.timings.load_grace_s,
@@ -111,9 +129,15 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
         after_error = e.what();
     }
     recorder.stop();
+    gpus.stop();
     series_file.close();
     if (!series_file && o_.write_error.empty()) o_.write_error = series_file.error();
     got_.sources.push_back(series_path.filename().string());
+    if (gpu_file) {
+        gpu_file->close();
+        if (!*gpu_file && o_.write_error.empty()) o_.write_error = gpu_file->error();
+        got_.sources.push_back("gpu.jsonl");
+    }
     return after_error;
 }
 
@@ -221,6 +245,7 @@ run::RunFileSet Xray::folder_files() const {
     if (fs::is_regular_file(out / "run.series.jsonl", ec)) files.series = out / "run.series.jsonl";
     if (got_.live.bench_result) files.bench = out / *got_.live.bench_result;
     if (fs::is_regular_file(out / "load.log", ec)) files.load_log = out / "load.log";
+    files.gpu = run::gpu_recording_in(out);
     return files;
 }
 

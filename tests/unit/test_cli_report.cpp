@@ -160,7 +160,7 @@ TEST_CASE("report: a run folder is read by name and gets its page", "[report][cl
     std::string made = inferlint::util::read_file(folder / "report.html");
     CHECK(has(made, "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl, bench.json"));
     CHECK(has(made, "29 of them fit."));
-    CHECK(has(made, "9 passed; 1 does not apply to SGLang</summary>"));  // T16, T17 and T18 among them
+    CHECK(has(made, "10 passed; 1 does not apply to SGLang</summary>"));  // T16, T17, T18 and T22 among them
     CHECK(has(r.out, "[T18] PASS  the load tool's 32,000 output tokens agree with the server's 32,000"));
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("report: files named on the command line, and the output folder made",
                                    (live / "after.snapshot.json").string(), "--series",
                                    (live / "run.series.jsonl").string(), "--requested", "32", "--tripwires", "all"});
     CHECK(r.rc == 0);
-    CHECK(has(r.out, "10 checks (6 pass, 2 warn, 2 tripwire-failed)"));  // T16 and T17 pass
+    CHECK(has(r.out, "11 checks (7 pass, 2 warn, 2 tripwire-failed)"));  // T16, T17 and T22 pass
     REQUIRE(fs::is_regular_file(out));
     CHECK(fs::file_size(out) > 50'000);
     CHECK(has(inferlint::util::read_file(out), "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl"));
@@ -183,7 +183,7 @@ TEST_CASE("report: files named on the command line, and the output folder made",
         {"report", "-o", only.string(), "--boot-log", (live / "boot.log").string(), "--tripwires", "all"});
     CHECK(b.rc == 0);
     std::string html = inferlint::util::read_file(only);
-    CHECK(has(html, fmt::format("4 of {}. Not here: T1, T10 and T16 (need before and after readings)",
+    CHECK(has(html, fmt::format("5 of {}. Not here: T1, T10 and T16 (need before and after readings)",
                                 inferlint::tripwires().size())));
     CHECK_FALSE(has(html, "<figure class=\"chart\" id=\"fig-requests\""));
 }

@@ -100,7 +100,7 @@ TEST_CASE("report: the live run gets every check its files allow", "[report][sha
                                                {TripwireId::T17, Status::pass},
                                                {TripwireId::T1, Status::fail},  {TripwireId::T10, Status::pass}, {TripwireId::T14, Status::pass},
                                                {TripwireId::T9, Status::warn},  {TripwireId::T8, Status::fail},
-                                               {TripwireId::T16, Status::pass}});
+                                               {TripwireId::T16, Status::pass}, {TripwireId::T22, Status::pass}});
     CHECK(rep.usable_blocks == 42);
     CHECK(rep.engine->id == EngineId::vllm);
     CHECK(rep.title == "Live run");
@@ -130,9 +130,9 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
     CHECK(page_has(html, "32,000 (1,000 per request)"));
     CHECK(page_has(html, "32: 32 reached their token limit, no errors"));
     CHECK(page_has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
-    CHECK(page_has(html, fmt::format("10 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
+    CHECK(page_has(html, fmt::format("11 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
                                 "logs), T7 (needs a live server), T13 (a rule for test scripts), T15 and T18 (need "
-                                "the load tool&#x27;s result file)",
+                                "the load tool&#x27;s result file), T19 (needs xray&#x27;s GPU recording)",
                                 tripwires().size())));
 }
 
@@ -205,7 +205,7 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
         CHECK(page_has(html, std::string("<dt>") + term + "</dt>"));
     CHECK(page_has(html, "The server worked; the failed tripwires are about the measurement."));
     CHECK(page_has(html, "The server finished 32 requests with no errors."));
-    CHECK(page_has(html, "6 passed</summary>"));
+    CHECK(page_has(html, "7 passed</summary>"));
     // "what limited" first, before the account of the run
     CHECK(html.find("id=\"h-limits\"") < html.find("id=\"h-happened\""));
 }

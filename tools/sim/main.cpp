@@ -3,9 +3,11 @@
 //   vllm serve MODEL [options]        (or: inferlint-sim vllm serve MODEL ...)
 //   vllm bench serve --model M ...
 //   nvidia-smi --query-gpu=... --format=csv,noheader,nounits   (a link named nvidia-smi:
-//                                     one simulated, idle card, for demos on machines with no GPU)
+//                                     one simulated, idle card, for demos on machines with no GPU;
+//                                     nvidia_smi.cpp, with T19's tenant)
 #include "args.hpp"
 #include "bench.hpp"
+#include "nvidia_smi.hpp"
 #include "serve.hpp"
 
 #include <cstdio>
@@ -42,42 +44,11 @@ std::string basename_of(const char* path) {
     return slash ? slash + 1 : path;
 }
 
-// As `nvidia-smi --query-gpu=F1,F2,... --format=csv,noheader,nounits`: one card, named so
-// nobody mistakes it for hardware, with nothing on it (the simulator uses no GPU memory).
-int fake_nvidia_smi(const std::vector<std::string>& words) {
-    const std::map<std::string, std::string> card = {
-        {"index", "0"},          {"name", "inferlint-sim simulated GPU (no hardware)"},
-        {"memory.total", "24564"}, {"memory.used", "0"},
-        {"memory.free", "24564"},  {"driver_version", "sim"},
-        {"compute_cap", "8.9"}};
-    std::string query;
-    for (const auto& w : words)
-        if (w.starts_with("--query-gpu=")) query = w.substr(12);
-    if (query.empty()) {
-        std::printf("inferlint-sim as nvidia-smi: one simulated GPU; ask with --query-gpu=FIELDS\n");
-        return 0;
-    }
-    std::string line;
-    for (std::size_t at = 0; at <= query.size();) {
-        std::size_t comma = std::min(query.find(',', at), query.size());
-        const std::string field = query.substr(at, comma - at);
-        auto it = card.find(field);
-        if (it == card.end()) {
-            std::fprintf(stderr, "Field \"%s\" is not a valid field to query.\n", field.c_str());
-            return 2;
-        }
-        line += (line.empty() ? "" : ", ") + it->second;
-        at = comma + 1;
-    }
-    std::printf("%s\n", line.c_str());
-    return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> words(argv + 1, argv + argc);
-    if (basename_of(argv[0]) == "nvidia-smi") return fake_nvidia_smi(words);
+    if (basename_of(argv[0]) == "nvidia-smi") return sim::fake_nvidia_smi(argv[0], words);
     if (basename_of(argv[0]) != "vllm") {
         if (words.empty() || words[0] != "vllm") return usage();
         words.erase(words.begin());

@@ -9,6 +9,7 @@
 #include "inferlint/parse/benchresult.hpp"
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/failures.hpp"
+#include "inferlint/parse/gpu_record.hpp"
 #include "inferlint/parse/model_config.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
@@ -56,6 +57,7 @@ struct RunEvidence {
     std::optional<Snapshot> after;
     std::optional<SeriesSummary> series;  // the recording, reduced in one pass
     std::optional<BenchResult> bench;     // the load tool's result
+    std::optional<parse::GpuRecording> gpu;  // xray's nvidia-smi readings during the load (T19)
     long long untimed_requests = 0;       // requests the client sent but left out of its result
     std::optional<Requested> requested;
     std::string rate_counter;  // T10's counter; empty: the generated tokens
@@ -86,7 +88,7 @@ struct RunVerdicts {
 };
 
 // T12/T7, T5, T6 (and T12 for unreadable lines) per start; T4 and T11 across several;
-// then T17 per start and, across several, its configuration diff.
+// then T22 per start, T17 per start and, across several, its configuration diff.
 std::vector<CheckResult> check_boots(const std::vector<BootStart>& boots, UnparsedLines unparsed);
 
 // What the log and the recording say about pauses, for T1 on an engine that counts none.
@@ -111,7 +113,8 @@ ClientCountVerdicts check_client_counts(const RunEvidence& ev);
 // T15 when the load tool's result and both snapshots are there (check_client_counts's).
 std::optional<CheckResult> check_client_server(const RunEvidence& ev);
 
-// Everything the evidence allows: the starts, the live verdicts, T15, the load, then T18.
+// Everything the evidence allows: the starts, the live verdicts, T15, the load, then T18
+// and T19.
 RunVerdicts check_run(const RunEvidence& ev);
 
 }  // namespace inferlint::checks

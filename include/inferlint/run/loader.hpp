@@ -48,6 +48,7 @@ std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector
 struct RunFileSet {
     std::vector<fs::path> boot_logs;
     std::optional<fs::path> before, after, series, bench, load_log;
+    std::optional<fs::path> gpu;  // xray's gpu.jsonl (T19)
 };
 
 struct LoadedRun {

@@ -15,7 +15,11 @@ struct RunFiles {
     std::optional<std::filesystem::path> series;    // run.series.jsonl, else *.series.jsonl
     std::optional<std::filesystem::path> bench;     // see find_bench_result
     std::optional<std::filesystem::path> load_log;  // load.log: the load tool's console output
+    std::optional<std::filesystem::path> gpu;       // gpu.jsonl: xray's nvidia-smi readings (T19)
 };
+
+// gpu.jsonl when the folder has it.
+std::optional<std::filesystem::path> gpu_recording_in(const std::filesystem::path& folder);
 
 // Each name when the folder has it, else the first file (by name) matching its pattern.
 RunFiles find_run_files(const std::filesystem::path& folder);
