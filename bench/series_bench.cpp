@@ -116,8 +116,10 @@ bool skip_json_number(const char*& p, const char* end) {
         return q > d;
     };
     if (q < end && *q == '-') ++q;
-    if (q < end && *q == '0') ++q;
-    else if (!digits()) return false;
+    if (q < end && *q == '0')
+        ++q;
+    else if (!digits())
+        return false;
     if (q < end && *q == '.' && (++q, !digits())) return false;
     if (q < end && (*q == 'e' || *q == 'E')) {
         ++q;
@@ -130,7 +132,9 @@ bool skip_json_number(const char*& p, const char* end) {
 
 // One sample line's shape: {"key": number-or-null, ...}, values converted to nothing.
 bool line_shape(const char* p, const char* end) {
-    auto spaces = [&] { while (p < end && *p == ' ') ++p; };
+    auto spaces = [&] {
+        while (p < end && *p == ' ') ++p;
+    };
     if (p >= end || *p++ != '{') return false;
     for (;;) {
         spaces();
@@ -140,10 +144,15 @@ bool line_shape(const char* p, const char* end) {
         spaces();
         if (p >= end || *p++ != ':') return false;
         spaces();
-        if (end - p >= 4 && std::memcmp(p, "null", 4) == 0) p += 4;
-        else if (!skip_json_number(p, end)) return false;
+        if (end - p >= 4 && std::memcmp(p, "null", 4) == 0)
+            p += 4;
+        else if (!skip_json_number(p, end))
+            return false;
         spaces();
-        if (p < end && *p == ',') { ++p; continue; }
+        if (p < end && *p == ',') {
+            ++p;
+            continue;
+        }
         return p < end && *p == '}';
     }
 }
@@ -179,7 +188,8 @@ long long shape_lines(int fd, std::uint64_t from, std::uint64_t to) {
     long long shaped = 0;
     for_each_piece(fd, from, to, [&](const char* line, std::size_t size) {
         const char* end = line + size;
-        while (const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)))) {
+        while (const char* nl =
+                   static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)))) {
             shaped += line_shape(line, nl);
             line = nl + 1;
         }
@@ -263,7 +273,9 @@ ChildRun run_child(const std::string& binary, const std::vector<std::string>& ar
     ::wait4(pid, &r.status, 0, &usage);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.peak_rss_kib = usage.ru_maxrss;
-    auto secs = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+    auto secs = [](const timeval& tv) {
+        return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+    };
     r.cpu_s = secs(usage.ru_utime) + secs(usage.ru_stime);
     return r;
 }
@@ -277,8 +289,9 @@ int main(int argc, char** argv) {
     }
     const std::string binary = (fs::path(argv[1]) / "inferlint").string();
     const long long samples = argc > 2 ? std::stoll(argv[2]) : 1000000;
-    const fs::path file = argc > 3 ? fs::path(argv[3])
-                                   : fs::temp_directory_path() / fmt::format("inferlint-bench-{}.series.jsonl", ::getpid());
+    const fs::path file = argc > 3
+                              ? fs::path(argv[3])
+                              : fs::temp_directory_path() / fmt::format("inferlint-bench-{}.series.jsonl", ::getpid());
     try {
         auto t0 = std::chrono::steady_clock::now();
         auto bytes = generate(file, samples);
@@ -293,36 +306,40 @@ int main(int argc, char** argv) {
             return 1;
         }
         ChildRun wc = best_of_3("/usr/bin/wc", {"-l", file.string()});
-        fmt::print("series: inferlint series on {:.1f} MB: {:.3f} s wall ({:.0f} MB/s), {:.3f} s CPU, peak RSS {:.1f} MB "
-                   "(target <= 32)\n",
-                   mb, best.wall_s, mb / best.wall_s, best.cpu_s, mib(best.peak_rss_kib));
+        fmt::print(
+            "series: inferlint series on {:.1f} MB: {:.3f} s wall ({:.0f} MB/s), {:.3f} s CPU, peak RSS {:.1f} MB "
+            "(target <= 32)\n",
+            mb, best.wall_s, mb / best.wall_s, best.cpu_s, mib(best.peak_rss_kib));
         fmt::print("series: yardstick wc -l on the same file: {:.3f} s wall; ratio {:.1f}x (target <= 3)\n", wc.wall_s,
                    best.wall_s / wc.wall_s);
         long long shaped = 0;
         const double floor_s = floor_run(file, 1, shape_lines, shaped);
-        fmt::print("series: floor, each line's JSON shape checked byte by byte with no number converted ({} lines): "
-                   "{:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
-                   shaped, floor_s, floor_s / wc.wall_s, best.wall_s / floor_s);
+        fmt::print(
+            "series: floor, each line's JSON shape checked byte by byte with no number converted ({} lines): "
+            "{:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
+            shaped, floor_s, floor_s / wc.wall_s, best.wall_s / floor_s);
         // simdjson itself, on one thread and on as many as inferlint reads with.
         const int cpus = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 4);
         for (int threads : {1, cpus}) {
             long long docs = 0;
             const double simd_s = floor_run(file, threads, simdjson_values, docs);
-            fmt::print("series: simdjson floor, every value read as a number by simdjson On-Demand and nothing else, "
-                       "{} thread{} ({} documents): {:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
-                       threads, threads == 1 ? "" : "s", docs, simd_s, simd_s / wc.wall_s, best.wall_s / simd_s);
+            fmt::print(
+                "series: simdjson floor, every value read as a number by simdjson On-Demand and nothing else, "
+                "{} thread{} ({} documents): {:.3f} s wall, {:.1f}x wc -l; series is {:.1f}x that\n",
+                threads, threads == 1 ? "" : "s", docs, simd_s, simd_s / wc.wall_s, best.wall_s / simd_s);
             if (cpus == 1) break;
         }
         // The report on the same recording: a page for a long run must stay small.
         const fs::path page = fs::path(file).replace_extension(".html");
-        ChildRun rep = best_of_3(binary, {"report", "-o", page.string(), "--series", file.string(), "--requested", "32"});
+        ChildRun rep =
+            best_of_3(binary, {"report", "-o", page.string(), "--series", file.string(), "--requested", "32"});
         if (!WIFEXITED(rep.status) || WEXITSTATUS(rep.status) > 2) {
             fmt::print(stderr, "report: inferlint failed (status {})\n", rep.status);
         } else {
-            fmt::print("report: {} samples: {:.3f} s wall, {:.3f} s CPU, peak RSS {:.1f} MB (target <= 64), page {:.2f} MB "
-                       "(target <= 3)\n",
-                       samples, rep.wall_s, rep.cpu_s, mib(rep.peak_rss_kib),
-                       static_cast<double>(fs::file_size(page)) / 1e6);
+            fmt::print(
+                "report: {} samples: {:.3f} s wall, {:.3f} s CPU, peak RSS {:.1f} MB (target <= 64), page {:.2f} MB "
+                "(target <= 3)\n",
+                samples, rep.wall_s, rep.cpu_s, mib(rep.peak_rss_kib), static_cast<double>(fs::file_size(page)) / 1e6);
             fmt::print("report: yardstick inferlint series on the same file: {:.3f} s; ratio {:.1f}x (target <= 2)\n",
                        best.wall_s, rep.wall_s / best.wall_s);
         }
@@ -331,12 +348,13 @@ int main(int argc, char** argv) {
             fmt::print("series: Python inferlint not found (inferlint-py or INFERLINT_PY): skipped\n");
         } else {
             ChildRun p = run_child(py, series_args);
-            fmt::print("series: Python inferlint series on the same file: {:.3f} s, peak RSS {:.1f} MB; ratio {:.1f}x\n",
-                       p.wall_s, mib(p.peak_rss_kib), p.wall_s / best.wall_s);
+            fmt::print(
+                "series: Python inferlint series on the same file: {:.3f} s, peak RSS {:.1f} MB; ratio {:.1f}x\n",
+                p.wall_s, mib(p.peak_rss_kib), p.wall_s / best.wall_s);
         }
         // And on the recorded vLLM 0.28 run, when the reference's evidence is beside the clone.
-        const fs::path live = fs::path(INFERLINT_BENCH_SOURCE_DIR) / ".." / "shared" / "reference" / "fixtures" /
-                              "vllm-0.28" / "live";
+        const fs::path live =
+            fs::path(INFERLINT_BENCH_SOURCE_DIR) / ".." / "shared" / "reference" / "fixtures" / "vllm-0.28" / "live";
         if (fs::is_directory(live)) {
             const fs::path out = fs::temp_directory_path() / fmt::format("inferlint-bench-{}-live.html", ::getpid());
             ChildRun lr = run_child(binary, {"report", live.string(), "-o", out.string(), "--requested", "32"});

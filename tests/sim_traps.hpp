@@ -60,7 +60,8 @@ inline int trap_wait_exit(int pid, double timeout_s) {
     auto t0 = std::chrono::steady_clock::now();
     while (trap_since(t0) < timeout_s) {
         int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (::waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return -1;
@@ -73,8 +74,9 @@ struct TrapSim {
     int pid = -1, port = 0, core = 0, exit_status = -1;
 
     TrapSim(const std::string& model, const std::vector<std::string>& extra, bool expect_ready = true) {
-        std::vector<std::string> args = {"serve", model, "--port", "0", "--sim-boot-s", "0.05", "--sim-log-interval-s",
-                                         "0.5", "--sim-time-scale", "20"};
+        std::vector<std::string> args = {
+            "serve", model, "--port", "0", "--sim-boot-s", "0.05", "--sim-log-interval-s", "0.5", "--sim-time-scale",
+            "20"};
         args.insert(args.end(), extra.begin(), extra.end());
         pid = trap_spawn(args, log);
         static const std::regex port_re(R"(Starting vLLM server on http://127\.0\.0\.1:(\d+))");
@@ -128,13 +130,28 @@ struct TrapSim {
 // `vllm bench serve` against the simulator: the result JSON (bench.json in `dir`, its
 // output in load.log there).
 inline Json trap_bench(const TrapSim& s, const fs::path& dir, int prompts, int in_len, int out_len,
-                const std::vector<std::string>& extra = {}) {
+                       const std::vector<std::string>& extra = {}) {
     fs::create_directories(dir);
-    std::vector<std::string> args = {"bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", s.url(),
-                                     "--num-prompts", std::to_string(prompts), "--max-concurrency", "4",
-                                     "--random-input-len", std::to_string(in_len), "--random-output-len",
-                                     std::to_string(out_len), "--ignore-eos", "--save-result", "--result-dir",
-                                     dir.string(), "--result-filename", "bench.json"};
+    std::vector<std::string> args = {"bench",
+                                     "serve",
+                                     "--model",
+                                     "sim/Qwen3-8B",
+                                     "--base-url",
+                                     s.url(),
+                                     "--num-prompts",
+                                     std::to_string(prompts),
+                                     "--max-concurrency",
+                                     "4",
+                                     "--random-input-len",
+                                     std::to_string(in_len),
+                                     "--random-output-len",
+                                     std::to_string(out_len),
+                                     "--ignore-eos",
+                                     "--save-result",
+                                     "--result-dir",
+                                     dir.string(),
+                                     "--result-filename",
+                                     "bench.json"};
     args.insert(args.end(), extra.begin(), extra.end());
     int pid = trap_spawn(args, dir / "load.log");
     int rc = trap_wait_exit(pid, 60);
@@ -154,7 +171,7 @@ inline std::map<std::string, Json> trap_results(const testsupport::CliResult& r)
 }
 
 inline double trap_delta(const fs::path& before, const fs::path& after, const std::string& name,
-                  const prom::LabelFilter& labels = {}) {
+                         const prom::LabelFilter& labels = {}) {
     return counter_delta(load_snapshot(before), load_snapshot(after), name, "", labels).value();
 }
 
@@ -162,7 +179,8 @@ inline double trap_delta(const fs::path& before, const fs::path& after, const st
 inline std::vector<std::string> trap_stream_chunks(const TrapSim& s, const std::string& prompt, int max_tokens) {
     auto r = util::http_post_json(
         s.url() + "/v1/completions",
-        fmt::format(R"({{"model": "sim/Qwen3-8B", "prompt": "{}", "max_tokens": {}, "stream": true}})", prompt, max_tokens));
+        fmt::format(R"({{"model": "sim/Qwen3-8B", "prompt": "{}", "max_tokens": {}, "stream": true}})", prompt,
+                    max_tokens));
     REQUIRE(r.status == 200);
     std::vector<std::string> texts;
     std::istringstream in(r.body);

@@ -58,8 +58,7 @@ inline bool current_test_has_tag(const std::string& tag) {
     const std::string name = Catch::getResultCapture().getCurrentTestName();
     const std::string want = Catch::toLower(tag);
     for (const auto& tc : Catch::getAllTestCasesSorted(*Catch::getCurrentContext().getConfig()))
-        if (tc.name == name)
-            return std::find(tc.lcaseTags.begin(), tc.lcaseTags.end(), want) != tc.lcaseTags.end();
+        if (tc.name == name) return std::find(tc.lcaseTags.begin(), tc.lcaseTags.end(), want) != tc.lcaseTags.end();
     return false;
 }
 
@@ -69,16 +68,18 @@ inline bool current_test_has_tag(const std::string& tag) {
 inline std::string reference_absent_reason() {
     const std::string where = (reference_dir() / "fixtures").string();
     if (!current_test_has_tag("shared"))
-        return "needs " + where + ", which is absent, but is not tagged [shared]: tag it, so that ctest "
+        return "needs " + where +
+               ", which is absent, but is not tagged [shared]: tag it, so that ctest "
                "skips it where the reference is absent";
-    return "needs " + where + ", which is absent: ctest skips the [shared] test cases there; "
+    return "needs " + where +
+           ", which is absent: ctest skips the [shared] test cases there; "
            "by hand, leave them out with ~[shared]";
 }
 
 // The reference's fixtures folder as `var`. Absent, the test case fails, saying why.
-#define REQUIRE_REFERENCE(var)                                                                 \
-    auto var##_opt = testsupport::reference_fixtures();                                        \
-    if (!var##_opt) FAIL(testsupport::reference_absent_reason());                              \
+#define REQUIRE_REFERENCE(var)                                    \
+    auto var##_opt = testsupport::reference_fixtures();           \
+    if (!var##_opt) FAIL(testsupport::reference_absent_reason()); \
     const std::filesystem::path var = *var##_opt
 
 // A fresh scratch folder for this test process ("inferlint-TAG-PID-N" in the temp folder);
@@ -139,7 +140,8 @@ inline const std::string kAllTripwiresEnv = "env -u INFERLINT_ENGINE INFERLINT_T
 
 // Runs the built inferlint with args (each quoted); stdin from /dev/null. env_prefix,
 // e.g. "INFERLINT_ENGINE=sglang ", goes before the command.
-inline CliResult run_cli(const std::vector<std::string>& args, const std::string& env_prefix = "env -u INFERLINT_ENGINE ") {
+inline CliResult run_cli(const std::vector<std::string>& args,
+                         const std::string& env_prefix = "env -u INFERLINT_ENGINE ") {
     static int counter = 0;
     auto err_path = std::filesystem::temp_directory_path() /
                     ("inferlint-test-err-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));

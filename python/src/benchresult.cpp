@@ -32,12 +32,14 @@ void bind_benchresult(py::module_& m) {
                    ", completed=" + py::repr(or_none(b.completed)).cast<std::string>() +
                    ", output_tokens=" + py::repr(or_none(b.output_tokens)).cast<std::string>() + ")";
         });
-    m.def("load", [](py::handle path) { return load_bench_result(path_of(path)); }, py::arg("path"),
-          "Reads a load tool's result file (one JSON document, or JSON lines of which the last counts).\n"
-          "Raises InputError naming the file when it is missing, empty, binary, not JSON or holds none\n"
-          "of the fields a load tool writes.");
-    m.def("parse", [](std::string_view text, const std::string& source) { return parse_bench_result(text, source); },
-          py::arg("text"), py::arg("source") = "<text>", "The same from text already read.");
+    m.def(
+        "load", [](py::handle path) { return load_bench_result(path_of(path)); }, py::arg("path"),
+        "Reads a load tool's result file (one JSON document, or JSON lines of which the last counts).\n"
+        "Raises InputError naming the file when it is missing, empty, binary, not JSON or holds none\n"
+        "of the fields a load tool writes.");
+    m.def(
+        "parse", [](std::string_view text, const std::string& source) { return parse_bench_result(text, source); },
+        py::arg("text"), py::arg("source") = "<text>", "The same from text already read.");
 }
 
 }  // namespace inferlint::python

@@ -35,8 +35,7 @@ py::object value_of(const std::map<std::string, std::vector<long long>>& v) {
 }
 
 // One read-only attribute per fact, converted on each read (facts are small).
-#define INFERLINT_FACT(name) \
-    cls.def_property_readonly(#name, [](const BootFacts& f) { return value_of(f.name); })
+#define INFERLINT_FACT(name) cls.def_property_readonly(#name, [](const BootFacts& f) { return value_of(f.name); })
 
 void bind_facts(py::module_& m) {
     py::class_<parse::Unparsed>(m, "Unparsed", "A line whose anchor matched but whose value could not be read.")
@@ -85,23 +84,26 @@ void bind_facts(py::module_& m) {
     INFERLINT_FACT(ready_lineno);
     INFERLINT_FACT(processes);
     INFERLINT_FACT(lines);
-    cls.def_property_readonly("candidate_backends", [](const BootFacts& f) {
-        return py::tuple(py::cast(f.candidate_backends));
-    });
+    cls.def_property_readonly("candidate_backends",
+                              [](const BootFacts& f) { return py::tuple(py::cast(f.candidate_backends)); });
     cls.def_property_readonly("unparsed", [](const BootFacts& f) { return py::cast(f.unparsed); });
     cls.def_property_readonly("conflicts", [](const BootFacts& f) {
         py::dict out;
         for (const auto& [field, values] : f.conflicts) out[py::str(field)] = to_python(Json(values));
         return out;
     });
-    cls.def_property_readonly("version", [](const BootFacts& f) { return value_of(f.version()); },
-                              "The engine's version: from the log, else from the server.");
-    cls.def_property_readonly("config_args", [](const BootFacts& f) { return value_of(f.config_args()); },
-                              "The arguments that identify a start's configuration, for comparing starts.");
-    cls.def("result_block", [](const BootFacts& f) { return to_python(f.result_block()); },
-            "The `boot` block of an rv.result/1 document: pool, block size, backends; keep it with results.");
-    cls.def("to_json", [](const BootFacts& f) { return to_python(to_json(f)); },
-            "Every fact, keyed as the Python tool's dataclasses.asdict writes them (boot-facts --json).");
+    cls.def_property_readonly(
+        "version", [](const BootFacts& f) { return value_of(f.version()); },
+        "The engine's version: from the log, else from the server.");
+    cls.def_property_readonly(
+        "config_args", [](const BootFacts& f) { return value_of(f.config_args()); },
+        "The arguments that identify a start's configuration, for comparing starts.");
+    cls.def(
+        "result_block", [](const BootFacts& f) { return to_python(f.result_block()); },
+        "The `boot` block of an rv.result/1 document: pool, block size, backends; keep it with results.");
+    cls.def(
+        "to_json", [](const BootFacts& f) { return to_python(to_json(f)); },
+        "Every fact, keyed as the Python tool's dataclasses.asdict writes them (boot-facts --json).");
     cls.def("__repr__", [](const BootFacts& f) {
         return "BootFacts(engine=" + py::repr(value_of(f.engine)).cast<std::string>() +
                ", kv_pool_tokens=" + py::repr(value_of(f.kv_pool_tokens)).cast<std::string>() +
@@ -145,10 +147,12 @@ void bind_bootlog(py::module_& m) {
             return parse::log_labels(ps);
         },
         py::arg("paths"), "Short distinct names for boot logs: the file name, with folders added until unique.");
-    m.def("strip_log_prefix", [](std::string_view line) { return std::string(parse::strip_log_prefix(line)); },
-          py::arg("line"), "\"(EngineCore pid=3475) ERROR 09-05 23:33:11 [core.py:1348] msg\" -> \"msg\".");
-    m.def("untested_version", [](const BootFacts& f) { return or_none(parse::untested_version(f)); },
-          py::arg("facts"), "A warning when the log comes from a release inferlint was not tested on, else None.");
+    m.def(
+        "strip_log_prefix", [](std::string_view line) { return std::string(parse::strip_log_prefix(line)); },
+        py::arg("line"), "\"(EngineCore pid=3475) ERROR 09-05 23:33:11 [core.py:1348] msg\" -> \"msg\".");
+    m.def(
+        "untested_version", [](const BootFacts& f) { return or_none(parse::untested_version(f)); }, py::arg("facts"),
+        "A warning when the log comes from a release inferlint was not tested on, else None.");
 }
 
 }  // namespace inferlint::python

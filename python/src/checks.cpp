@@ -63,8 +63,10 @@ void bind_snapshot_checks(py::module_& m) {
         py::arg("before"), py::arg("after"), py::arg("counter") = py::none(),
         "T10. Tokens between the snapshots over the time between them, from their own clocks;\n"
         "`counter` defaults to the engine's generated-token counter.");
-    m.def("with_timer_comparison", [](py::handle r) { return check_result(checks::with_timer_comparison(core_result(r))); },
-          py::arg("result"), "T10's message with what an integer-second timer would have said.");
+    m.def(
+        "with_timer_comparison",
+        [](py::handle r) { return check_result(checks::with_timer_comparison(core_result(r))); }, py::arg("result"),
+        "T10's message with what an integer-second timer would have said.");
     m.def(
         "check_client_server_agree",
         [](const BenchResult& bench, const Snapshot& before, const Snapshot& after, long long extra) {
@@ -99,17 +101,24 @@ void bind_snapshot_checks(py::module_& m) {
 }
 
 void bind_boot_checks(py::module_& m) {
-    m.def("check_boot_failure", [](std::string_view text) {
-        return check_result(checks::check_boot_failure(parse::classify_failure(text)));
-    }, py::arg("log_text"), "T7 + T12. Did the server die, when (T7: after it was ready), and why.");
-    m.def("check_block_size", [](const BootFacts& f, long long def) { return check_result(checks::check_block_size(f, def)); },
-          py::arg("facts"), py::arg("default") = 16, "T5. The attention block size forced above the one requested.");
-    m.def("check_backend_honoured", [](const BootFacts& f) { return check_result(checks::check_backend_honoured(f)); },
-          py::arg("facts"), "T6. The requested attention backend, honoured by the model and its drafter.");
-    m.def("check_unparsed", [](const BootFacts& f) -> py::object {
-        auto r = checks::check_unparsed(f);
-        return r ? check_result(*r) : py::none();
-    }, py::arg("facts"), "T12 unknown when recognised lines could not be read (a format change), else None.");
+    m.def(
+        "check_boot_failure",
+        [](std::string_view text) { return check_result(checks::check_boot_failure(parse::classify_failure(text))); },
+        py::arg("log_text"), "T7 + T12. Did the server die, when (T7: after it was ready), and why.");
+    m.def(
+        "check_block_size",
+        [](const BootFacts& f, long long def) { return check_result(checks::check_block_size(f, def)); },
+        py::arg("facts"), py::arg("default") = 16, "T5. The attention block size forced above the one requested.");
+    m.def(
+        "check_backend_honoured", [](const BootFacts& f) { return check_result(checks::check_backend_honoured(f)); },
+        py::arg("facts"), "T6. The requested attention backend, honoured by the model and its drafter.");
+    m.def(
+        "check_unparsed",
+        [](const BootFacts& f) -> py::object {
+            auto r = checks::check_unparsed(f);
+            return r ? check_result(*r) : py::none();
+        },
+        py::arg("facts"), "T12 unknown when recognised lines could not be read (a format change), else None.");
     m.def(
         "check_same_pool",
         [](const FactsList& facts, std::optional<std::vector<std::string>> labels) {
@@ -124,9 +133,10 @@ void bind_boot_checks(py::module_& m) {
         },
         py::arg("facts"), py::arg("labels") = py::none(),
         "T11. The memory left for the KV cache, across starts with the same flags.");
-    m.def("check_kv_dtype_as_asked",
-          [](const BootFacts& f) { return check_result(checks::check_kv_dtype_as_asked(f, nullptr)); },
-          py::arg("facts"), "T17 (beyond the reference). The KV cache dtype the engine used against the one asked.");
+    m.def(
+        "check_kv_dtype_as_asked",
+        [](const BootFacts& f) { return check_result(checks::check_kv_dtype_as_asked(f, nullptr)); }, py::arg("facts"),
+        "T17 (beyond the reference). The KV cache dtype the engine used against the one asked.");
     m.def(
         "check_realized_config",
         [](const FactsList& facts, std::optional<std::vector<std::string>> labels) {
@@ -160,17 +170,23 @@ void bind_series_checks(py::module_& m) {
             return check_result(checks::check_null_block(summarize(series), snapshot));
         },
         py::arg("series"), py::arg("snapshot"), "T14. The usage gauge counts out of num_gpu_blocks - 1.");
-    m.def("running_cap", [](const BootFacts* facts) -> py::object {
-        auto cap = checks::running_cap(facts);
-        return cap ? py::object(py::make_tuple(cap->first, cap->second)) : py::none();
-    }, py::arg("facts"), "(n, why): the most requests the server runs at once by its own setting, or None.");
-    m.def("does_not_apply", [](const std::string& tripwire, const std::string& engine) -> py::object {
-        auto id = tripwire_id(tripwire);
-        if (!id) throw py::value_error("not a tripwire code: '" + tripwire + "'");
-        auto r = checks::does_not_apply(*id, *engine_named(engine));
-        return r ? check_result(*r) : py::none();
-    }, py::arg("tripwire"), py::arg("engine"),
-       "The result for a tripwire about a behaviour `engine` (\"sglang\") does not have, else None.");
+    m.def(
+        "running_cap",
+        [](const BootFacts* facts) -> py::object {
+            auto cap = checks::running_cap(facts);
+            return cap ? py::object(py::make_tuple(cap->first, cap->second)) : py::none();
+        },
+        py::arg("facts"), "(n, why): the most requests the server runs at once by its own setting, or None.");
+    m.def(
+        "does_not_apply",
+        [](const std::string& tripwire, const std::string& engine) -> py::object {
+            auto id = tripwire_id(tripwire);
+            if (!id) throw py::value_error("not a tripwire code: '" + tripwire + "'");
+            auto r = checks::does_not_apply(*id, *engine_named(engine));
+            return r ? check_result(*r) : py::none();
+        },
+        py::arg("tripwire"), py::arg("engine"),
+        "The result for a tripwire about a behaviour `engine` (\"sglang\") does not have, else None.");
 }
 
 }  // namespace

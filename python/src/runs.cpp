@@ -23,9 +23,10 @@ run::AcceptEngine refuse_other(const Engine* named) {
     if (!named) return {};
     return [named](const Engine* found, const std::string& what) {
         if (found && found != named)
-            throw InputError(fmt::format("engine '{}' was named, but {} came from {}. Check the file, or name the "
-                                         "engine it came from.",
-                                         named->key, what, found->name));
+            throw InputError(
+                fmt::format("engine '{}' was named, but {} came from {}. Check the file, or name the "
+                            "engine it came from.",
+                            named->key, what, found->name));
         return true;
     };
 }
@@ -37,16 +38,16 @@ void require_run_folder(const fs::path& folder) {
         throw InputError(fmt::format("{}: not a run folder (no such folder)", folder.string()));
     run::RunFiles found = run::find_run_files(folder);
     if (!found.boot_log && !found.before && !found.after && !found.series)
-        throw InputError(fmt::format(
-            "no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
-            "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)",
-            folder.string()));
+        throw InputError(
+            fmt::format("no run files in {} (looked for boot.log, before.snapshot.json, after.snapshot.json, "
+                        "run.series.jsonl, or files like *boot*.log, *before*.json, *after*.json, *.series.jsonl)",
+                        folder.string()));
 }
 
 // The verdicts `inferlint report DIR` gives: the one path (run::load_judged), with the
 // live record xray left in the folder.
-std::vector<CheckResult> run_verdicts(const fs::path& folder, std::optional<long long> requested,
-                                      const Engine* named, std::optional<std::string> unique_prompts) {
+std::vector<CheckResult> run_verdicts(const fs::path& folder, std::optional<long long> requested, const Engine* named,
+                                      std::optional<std::string> unique_prompts) {
     require_run_folder(folder);
     run::JudgeInput in = run::folder_input(folder);
     in.named = named;
@@ -128,9 +129,9 @@ void bind_runs(py::module_& m) {
         "Raises InputError (the CLI's one line) for a folder without run files or a file that cannot be read.");
     m.def(
         "compare",
-        [](const py::iterable& a_runs, const py::iterable& b_runs, const std::string& name_a,
-           const std::string& name_b, bool paired, std::uint64_t seed, int resamples, std::optional<py::dict> gain,
-           py::object floor, py::object max_spread, std::optional<std::string> engine) {
+        [](const py::iterable& a_runs, const py::iterable& b_runs, const std::string& name_a, const std::string& name_b,
+           bool paired, std::uint64_t seed, int resamples, std::optional<py::dict> gain, py::object floor,
+           py::object max_spread, std::optional<std::string> engine) {
             if (name_a == name_b) throw py::value_error("name_a and name_b are both '" + name_a + "'");
             auto options = compare_options(paired, seed, resamples, std::move(gain), floor, max_spread);
             const Engine* named = engine_named(engine);

@@ -12,8 +12,8 @@ SeriesSample make_sample(double t_wall, std::optional<long long> t_mono_ns, std:
                          std::optional<double> waiting, std::optional<double> kv_usage,
                          std::optional<double> preemptions, std::optional<double> generation_tokens,
                          std::optional<double> prompt_tokens, std::optional<double> paused) {
-    return SeriesSample{t_wall, t_mono_ns, running, waiting, kv_usage, preemptions, generation_tokens, prompt_tokens,
-                        paused};
+    return SeriesSample{t_wall,      t_mono_ns,         running,       waiting, kv_usage,
+                        preemptions, generation_tokens, prompt_tokens, paused};
 }
 
 void bind_sample(py::module_& m) {
@@ -42,22 +42,30 @@ void bind_series_class(py::module_& m) {
         .def_property_readonly("header", [](const Series& s) { return to_python(s.header); })
         .def_property_readonly("samples", [](const Series& s) { return py::tuple(py::cast(s.samples)); })
         .def_readonly("skipped_lines", &Series::skipped_lines)
-        .def_property_readonly("engine", [](const Series& s) { return s.engine().key; },
-                               "The engine the recording came from (its header's; \"vllm\" if it names none).")
-        .def("peak_running", [](const Series& s) { return or_none(s.peak_running()); },
-             "The most requests running in any sample, or None when no sample has the gauge.")
-        .def("busy", [](const Series& s) {
-            py::list out;
-            for (const auto& x : s.samples)
-                if (x.running && *x.running != 0) out.append(x);
-            return py::tuple(out);
-        }, "The samples with requests running.")
-        .def("kv_usages", [](const Series& s) {
-            py::list out;
-            for (const auto& x : s.samples)
-                if (x.kv_usage && *x.kv_usage != 0) out.append(*x.kv_usage);
-            return out;
-        }, "The non-zero KV usage readings, in order.")
+        .def_property_readonly(
+            "engine", [](const Series& s) { return s.engine().key; },
+            "The engine the recording came from (its header's; \"vllm\" if it names none).")
+        .def(
+            "peak_running", [](const Series& s) { return or_none(s.peak_running()); },
+            "The most requests running in any sample, or None when no sample has the gauge.")
+        .def(
+            "busy",
+            [](const Series& s) {
+                py::list out;
+                for (const auto& x : s.samples)
+                    if (x.running && *x.running != 0) out.append(x);
+                return py::tuple(out);
+            },
+            "The samples with requests running.")
+        .def(
+            "kv_usages",
+            [](const Series& s) {
+                py::list out;
+                for (const auto& x : s.samples)
+                    if (x.kv_usage && *x.kv_usage != 0) out.append(*x.kv_usage);
+                return out;
+            },
+            "The non-zero KV usage readings, in order.")
         .def("__len__", [](const Series& s) { return s.samples.size(); })
         .def("__repr__", [](const Series& s) {
             return "Series(engine=" + py::repr(py::str(s.engine().key)).cast<std::string>() +
@@ -84,8 +92,7 @@ void bind_series(py::module_& m) {
         "Raises InputError naming the file (and line) when it is missing, empty, binary, has no\n"
         "inferlint.series/1 header or another schema's, or a sample whose fields have the wrong types.");
     m.def(
-        "parse",
-        [](std::string_view text, const std::string& source) { return series_from_text(text, source); },
+        "parse", [](std::string_view text, const std::string& source) { return series_from_text(text, source); },
         py::arg("text"), py::arg("source") = "<text>", "A recording from text already read (same errors as read).");
     m.def(
         "from_samples",

@@ -34,26 +34,38 @@ prom::LabelFilter label_filter(const py::kwargs& labels) {
 void bind_metrics(py::module_& m) {
     py::class_<prom::Metrics>(m, "Metrics",
                               "A snapshot's samples, looked up by name and a subset of labels (**labels).")
-        .def("names", [](const prom::Metrics& x) {
-            py::set out;
-            for (const auto& name : x.names()) out.add(py::str(name));
-            return out;
-        }, "The distinct metric names.")
+        .def(
+            "names",
+            [](const prom::Metrics& x) {
+                py::set out;
+                for (const auto& name : x.names()) out.add(py::str(name));
+                return out;
+            },
+            "The distinct metric names.")
         .def("has", &prom::Metrics::has, py::arg("name"))
-        .def("total", [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) {
-            return or_none(x.total(name, label_filter(labels)));
-        }, py::arg("name"), "The sum over the matching series (counters, count-like gauges), or None.")
-        .def("single", [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) {
-            try {
-                return or_none(x.single(name, label_filter(labels)));
-            } catch (const std::runtime_error& e) {
-                throw py::key_error(e.what());  // several series match: a LookupError, as the Python tool's
-            }
-        }, py::arg("name"), "The value of exactly one matching series, or None; LookupError when several match.")
-        .def("info", [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) -> py::object {
-            auto found = x.info(name, label_filter(labels));
-            return found ? py::cast(*found) : py::none();
-        }, py::arg("name"), "The labels of an *_info series as a dict, or None.")
+        .def(
+            "total",
+            [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) {
+                return or_none(x.total(name, label_filter(labels)));
+            },
+            py::arg("name"), "The sum over the matching series (counters, count-like gauges), or None.")
+        .def(
+            "single",
+            [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) {
+                try {
+                    return or_none(x.single(name, label_filter(labels)));
+                } catch (const std::runtime_error& e) {
+                    throw py::key_error(e.what());  // several series match: a LookupError, as the Python tool's
+                }
+            },
+            py::arg("name"), "The value of exactly one matching series, or None; LookupError when several match.")
+        .def(
+            "info",
+            [](const prom::Metrics& x, std::string_view name, const py::kwargs& labels) -> py::object {
+                auto found = x.info(name, label_filter(labels));
+                return found ? py::cast(*found) : py::none();
+            },
+            py::arg("name"), "The labels of an *_info series as a dict, or None.")
         .def("__len__", &prom::Metrics::size)
         .def("__contains__", &prom::Metrics::has);
 }
@@ -73,23 +85,31 @@ void bind_snapshot(py::module_& m) {
         .def_readonly("latency_s", &Snapshot::latency_s)
         .def_property_readonly("metrics", &Snapshot::metrics, py::return_value_policy::reference_internal,
                                "The text's samples, parsed on first use (InputError when it is not Prometheus text).")
-        .def("names", [](const Snapshot& s) {
-            // Parsing a malformed text throws InputError, which becomes inferlint.InputError.
-            py::set out;
-            for (const auto& name : s.metrics().names()) out.add(py::str(name));
-            return out;
-        }, "The metric names in the text (raises InputError when the text is not Prometheus text).")
-        .def("to_json", [](const Snapshot& s) { return to_python(s.to_json()); },
-             "The inferlint.snapshot/1 document as a dict.")
-        .def("save", [](const Snapshot& s, py::handle path) { s.save(path_of(path)); }, py::arg("path"),
-             "Writes the inferlint.snapshot/1 document (indent 1), creating the folder.")
-        .def_static("from_json", [](py::handle doc) {
-            std::string text = from_python(doc).dump();
-            return snapshot_from_text(text, "<dict>");
-        }, py::arg("doc"), "A snapshot from an inferlint.snapshot/1 document (a dict); InputError if it is not one.")
+        .def(
+            "names",
+            [](const Snapshot& s) {
+                // Parsing a malformed text throws InputError, which becomes inferlint.InputError.
+                py::set out;
+                for (const auto& name : s.metrics().names()) out.add(py::str(name));
+                return out;
+            },
+            "The metric names in the text (raises InputError when the text is not Prometheus text).")
+        .def(
+            "to_json", [](const Snapshot& s) { return to_python(s.to_json()); },
+            "The inferlint.snapshot/1 document as a dict.")
+        .def(
+            "save", [](const Snapshot& s, py::handle path) { s.save(path_of(path)); }, py::arg("path"),
+            "Writes the inferlint.snapshot/1 document (indent 1), creating the folder.")
+        .def_static(
+            "from_json",
+            [](py::handle doc) {
+                std::string text = from_python(doc).dump();
+                return snapshot_from_text(text, "<dict>");
+            },
+            py::arg("doc"), "A snapshot from an inferlint.snapshot/1 document (a dict); InputError if it is not one.")
         .def("__repr__", [](const Snapshot& s) {
-            return "Snapshot(url=" + py::repr(py::str(s.url)).cast<std::string>() + ", t_wall=" +
-                   py::repr(py::float_(s.t_wall)).cast<std::string>() + ")";
+            return "Snapshot(url=" + py::repr(py::str(s.url)).cast<std::string>() +
+                   ", t_wall=" + py::repr(py::float_(s.t_wall)).cast<std::string>() + ")";
         });
 }
 
@@ -99,13 +119,15 @@ void bind_telemetry(py::module_& m) {
     m.attr("SCHEMA") = kSnapshotSchema;
     bind_metrics(m);
     bind_snapshot(m);
-    m.def("load", [](py::handle path) { return load_snapshot(path_of(path)); }, py::arg("path"),
-          "Reads a snapshot file (inferlint.snapshot/1 JSON), or a bare Prometheus text file (no clock).\n"
-          "Raises InputError naming the file when it is missing, empty, binary, truncated or of another schema.");
-    m.def("parse", [](const std::string& text, const std::string& source) { return snapshot_from_text(text, source); },
-          py::arg("text"), py::arg("source") = "<text>",
-          "A snapshot from text already read: a snapshot document or bare Prometheus text; `source`\n"
-          "names it in errors.");
+    m.def(
+        "load", [](py::handle path) { return load_snapshot(path_of(path)); }, py::arg("path"),
+        "Reads a snapshot file (inferlint.snapshot/1 JSON), or a bare Prometheus text file (no clock).\n"
+        "Raises InputError naming the file when it is missing, empty, binary, truncated or of another schema.");
+    m.def(
+        "parse", [](const std::string& text, const std::string& source) { return snapshot_from_text(text, source); },
+        py::arg("text"), py::arg("source") = "<text>",
+        "A snapshot from text already read: a snapshot document or bare Prometheus text; `source`\n"
+        "names it in errors.");
     m.def(
         "scrape",
         [](const std::string& base_url, std::optional<std::string> path, double timeout) {

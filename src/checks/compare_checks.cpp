@@ -85,8 +85,9 @@ ComparisonResult settings_check(const Arm& a, const Arm& b) {
         r.message = "one setting differs: " + differ.front();
     } else {
         r.status = Status::warn;
-        r.message = fmt::format("{} settings differ between the arms: {}; a difference cannot be put on any one of them",
-                                differ.size(), join(differ, "; "));
+        r.message =
+            fmt::format("{} settings differ between the arms: {}; a difference cannot be put on any one of them",
+                        differ.size(), join(differ, "; "));
     }
     return r;
 }
@@ -120,14 +121,16 @@ ComparisonResult kv_check(const Arm& a, const Arm& b) {
     std::string sizes = fmt::format("{} {} tokens, {} {}", a.name, tokens(*ka), b.name, tokens(*kb));
     if (std::max(factor, 1.0 / factor) - 1.0 > kPoolStepShare) {
         r.status = Status::warn;
-        r.message = fmt::format("KV capacity differs by more than one pool step: {} ({:.3f}x); {} and the KV cache "
-                                "dtype, not only the setting under test, can make the difference",
-                                sizes, factor, b.name);
+        r.message = fmt::format(
+            "KV capacity differs by more than one pool step: {} ({:.3f}x); {} and the KV cache "
+            "dtype, not only the setting under test, can make the difference",
+            sizes, factor, b.name);
         auto dtypes_a = cmp_values(a, "kv_cache_dtype"), dtypes_b = cmp_values(b, "kv_cache_dtype");
         if (dtypes_a != dtypes_b)
-            r.message = fmt::format("KV capacity differs by more than one pool step: {} ({:.3f}x), with the KV "
-                                    "cache in {} against {}",
-                                    sizes, factor, cmp_shown(dtypes_b), cmp_shown(dtypes_a));
+            r.message = fmt::format(
+                "KV capacity differs by more than one pool step: {} ({:.3f}x), with the KV "
+                "cache in {} against {}",
+                sizes, factor, cmp_shown(dtypes_b), cmp_shown(dtypes_a));
     } else {
         r.status = Status::pass;
         r.message = fmt::format("KV capacity within one pool step: {} ({:.3f}x)", sizes, factor);
@@ -164,9 +167,10 @@ ComparisonResult prefix_check(const Arm& a, const Arm& b) {
     std::string rates = fmt::format("{} {:.1f}%, {} {:.1f}%", a.name, *ra * 100, b.name, *rb * 100);
     const bool apart = std::fabs(*ra - *rb) > kPrefixHitPoints;
     r.status = apart ? Status::warn : Status::pass;
-    r.message = apart ? fmt::format("prefix-cache hit rates differ by {:.1f} points ({}): the cache, not the setting "
-                                    "under test, can make the difference",
-                                    std::fabs(*ra - *rb) * 100, rates)
+    r.message = apart ? fmt::format(
+                            "prefix-cache hit rates differ by {:.1f} points ({}): the cache, not the setting "
+                            "under test, can make the difference",
+                            std::fabs(*ra - *rb) * 100, rates)
                       : "prefix-cache hit rates within 5 points: " + rates;
     return r;
 }

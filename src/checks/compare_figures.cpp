@@ -85,12 +85,18 @@ std::optional<Figure> figure_named(std::string_view name) {
 
 std::optional<double> RunFigures::value(Figure f) const {
     switch (f) {
-        case Figure::output_throughput: return output_throughput;
-        case Figure::request_throughput: return request_throughput;
-        case Figure::ttft_p50: return ttft_p50_ms;
-        case Figure::ttft_p99: return ttft_p99_ms;
-        case Figure::tpot_p50: return tpot_p50_ms;
-        case Figure::tpot_p99: return tpot_p99_ms;
+        case Figure::output_throughput:
+            return output_throughput;
+        case Figure::request_throughput:
+            return request_throughput;
+        case Figure::ttft_p50:
+            return ttft_p50_ms;
+        case Figure::ttft_p99:
+            return ttft_p99_ms;
+        case Figure::tpot_p50:
+            return tpot_p50_ms;
+        case Figure::tpot_p99:
+            return tpot_p99_ms;
     }
     return std::nullopt;
 }
@@ -128,8 +134,8 @@ LoadShape load_shape(const BenchResult* bench, LoadShape s) {
 
 std::string LoadShape::text() const {
     auto n = [](const std::optional<long long>& v) { return v ? util::text::with_commas(*v) : std::string("?"); };
-    return fmt::format("in {}, out {} tokens, concurrency {}, {} prompts", n(input_len), n(output_len),
-                       n(concurrency), n(num_prompts));
+    return fmt::format("in {}, out {} tokens, concurrency {}, {} prompts", n(input_len), n(output_len), n(concurrency),
+                       n(num_prompts));
 }
 
 bool LoadShape::same_shape(const LoadShape& o) const {

@@ -6,9 +6,7 @@ namespace inferlint::checks {
 
 namespace {
 
-Json interval_json(const std::optional<stats::Interval>& i) {
-    return i ? Json::array({i->lo, i->hi}) : Json(nullptr);
-}
+Json interval_json(const std::optional<stats::Interval>& i) { return i ? Json::array({i->lo, i->hi}) : Json(nullptr); }
 
 Json figures_json(const RunFigures& f) {
     Json j = Json::object();
@@ -26,8 +24,8 @@ Json run_json(const ArmRun& r) {
     j["failure"] = r.completed ? Json(nullptr) : Json(r.failure);
     j["engine"] = r.engine ? Json(r.engine->key) : Json(nullptr);
     j["figures"] = figures_json(r.figures);
-    j["load"] = {{"client", or_null(r.load.client)},       {"endpoint", or_null(r.load.endpoint)},
-                 {"input_len", or_null(r.load.input_len)}, {"output_len", or_null(r.load.output_len)},
+    j["load"] = {{"client", or_null(r.load.client)},           {"endpoint", or_null(r.load.endpoint)},
+                 {"input_len", or_null(r.load.input_len)},     {"output_len", or_null(r.load.output_len)},
                  {"concurrency", or_null(r.load.concurrency)}, {"num_prompts", or_null(r.load.num_prompts)}};
     Json verdicts = Json::array();
     for (const auto& v : r.verdicts) verdicts.push_back(v.to_json());
@@ -39,8 +37,10 @@ Json arm_json(const Arm& arm) {
     Json runs = Json::array(), completed = Json::array(), failures = Json::array();
     for (const auto& r : arm.runs) {
         runs.push_back(run_json(r));
-        if (r.completed) completed.push_back(r.label);
-        else failures.push_back({{"run", r.label}, {"reason", r.failure}});
+        if (r.completed)
+            completed.push_back(r.label);
+        else
+            failures.push_back({{"run", r.label}, {"reason", r.failure}});
     }
     return {{"name", arm.name},
             {"runs", std::move(runs)},

@@ -11,7 +11,8 @@ namespace inferlint::checks::compare_detail {
 
 namespace {
 
-std::set<std::string> load_values(const Arm& arm, const std::function<std::optional<std::string>(const LoadShape&)>& f) {
+std::set<std::string> load_values(const Arm& arm,
+                                  const std::function<std::optional<std::string>(const LoadShape&)>& f) {
     std::set<std::string> out;
     for (const ArmRun* r : arm.completed())
         if (auto v = f(r->load)) out.insert(*v);
@@ -88,9 +89,10 @@ ComparisonResult shapes_check(const Arm& a, const Arm& b) {
         r.message = "no load tool's result gives the workload's lengths";
     } else if (shapes.size() == 1) {
         r.status = Status::warn;
-        r.message = fmt::format("only one workload shape measured ({}): prefill-heavy and decode-heavy shapes often "
-                                "disagree (-22% on one and +6.8% on the other in the recorded case)",
-                                shapes.front().text());
+        r.message = fmt::format(
+            "only one workload shape measured ({}): prefill-heavy and decode-heavy shapes often "
+            "disagree (-22% on one and +6.8% on the other in the recorded case)",
+            shapes.front().text());
     } else {
         r.status = Status::pass;
         r.message = fmt::format("{} workload shapes measured", shapes.size());
@@ -109,8 +111,8 @@ ComparisonResult tripwires_check(const Arm& a, const Arm& b) {
             for (const auto& v : run->verdicts) {
                 if (v.status != Status::fail) continue;
                 failed.push_back(fmt::format("{} in {}", code(v.tripwire), run->label));
-                ev.push_back({{"arm", arm->name}, {"run", run->label}, {"tripwire", code(v.tripwire)},
-                              {"message", v.message}});
+                ev.push_back(
+                    {{"arm", arm->name}, {"run", run->label}, {"tripwire", code(v.tripwire)}, {"message", v.message}});
             }
         }
     r.evidence = {{"failed", ev}};

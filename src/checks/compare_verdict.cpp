@@ -64,7 +64,8 @@ FigureComparison compare_figure(const Arm& a, const Arm& b, Figure f, const Comp
         fc.b = values_of(b, f, false);
     }
     fc.diff = stats::relative_difference(fc.a, fc.b, d);
-    if (fc.diff.problem == "a figure is not a number") fc.diff.problem = "a run's " + std::string(figure_name(f)) + " is not a number";
+    if (fc.diff.problem == "a figure is not a number")
+        fc.diff.problem = "a run's " + std::string(figure_name(f)) + " is not a number";
     if (fc.a.empty() || fc.b.empty()) fc.diff.problem = "no run of an arm gives " + std::string(figure_name(f));
     fc.gain = stats::as_gain(fc.diff, figure_better(f));
     fc.statement = statement_of(fc, b);
@@ -90,8 +91,9 @@ GateResult gain_gate(const Comparison& c, const GainGate& g) {
     r.evidence["gain_lower_bound_pct"] = lo * 100;
     const bool pass = lo * 100 > g.min_pct;
     r.status = pass ? Status::pass : Status::fail;
-    r.message = fmt::format("{}: the gain's lower bound {} is {} {}{}", name, signed_pct(lo), pass ? "above" : "not above",
-                            signed_pct(g.min_pct / 100), !pass && *fc->gain.relative > 0 ? " (a positive sign alone does not pass)" : "");
+    r.message = fmt::format("{}: the gain's lower bound {} is {} {}{}", name, signed_pct(lo),
+                            pass ? "above" : "not above", signed_pct(g.min_pct / 100),
+                            !pass && *fc->gain.relative > 0 ? " (a positive sign alone does not pass)" : "");
     return r;
 }
 
@@ -109,7 +111,8 @@ GateResult floor_gate(const Comparison& c, const ShareGate& g) {
     const double best_a = fc ? best_of(fc->a, g.figure).value_or(0.0) : 0.0;
     const double best_b = fc ? best_of(fc->b, g.figure).value_or(0.0) : 0.0;
     const bool both = fc && !fc->a.empty() && !fc->b.empty();
-    r.evidence = {{"floor", g.value}, {"best_a", both ? Json(best_a) : Json(nullptr)},
+    r.evidence = {{"floor", g.value},
+                  {"best_a", both ? Json(best_a) : Json(nullptr)},
                   {"best_b", both ? Json(best_b) : Json(nullptr)}};
     if (c.cant_tell || !both || best_a == 0 || best_b == 0) {
         r.message = fmt::format("{}: can't tell ({})", name, c.cant_tell.value_or("an arm's best run has no value"));
@@ -168,7 +171,8 @@ Comparison compare_arms(const Arm& a, const Arm& b, const CompareOptions& o) {
     for (Figure f : kFigures) {
         c.figures.push_back(compare_figure(a, b, f, o));
         if (c.cant_tell)
-            c.figures.back().statement = fmt::format("can't tell: fewer than {} completed runs an arm", kMinCompletedRuns);
+            c.figures.back().statement =
+                fmt::format("can't tell: fewer than {} completed runs an arm", kMinCompletedRuns);
     }
     c.checks = comparability_checks(a, b);
     for (const auto& g : o.require_gain) c.gates.push_back(gain_gate(c, g));

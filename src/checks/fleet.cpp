@@ -29,9 +29,10 @@ void restart_seen(RunVerdicts& v, long long resets) {
 // T8's message and evidence say how often the running requests were sampled.
 CheckResult with_sampling(CheckResult r, double step_s) {
     if (r.status == Status::not_applicable) return r;
-    r.message += fmt::format(" (running requests sampled every {:g} s: a sampled peak is a lower bound, a shorter "
-                             "peak between samples is not seen)",
-                             step_s);
+    r.message += fmt::format(
+        " (running requests sampled every {:g} s: a sampled peak is a lower bound, a shorter "
+        "peak between samples is not seen)",
+        step_s);
     if (!r.evidence.is_object()) r.evidence = Json::object();
     r.evidence["sampling_interval_s"] = step_s;
     r.evidence["peak_is_lower_bound"] = true;
@@ -40,11 +41,16 @@ CheckResult with_sampling(CheckResult r, double step_s) {
 
 int rank(Status s) {
     switch (s) {
-        case Status::fail: return 4;
-        case Status::unknown: return 3;
-        case Status::warn: return 2;
-        case Status::pass: return 1;
-        default: return 0;
+        case Status::fail:
+            return 4;
+        case Status::unknown:
+            return 3;
+        case Status::warn:
+            return 2;
+        case Status::pass:
+            return 1;
+        default:
+            return 0;
     }
 }
 
@@ -77,10 +83,12 @@ CheckResult across_replicas(TripwireId tripwire, const std::vector<std::pair<std
     if (worst->status == Status::not_applicable) return {tripwire, Status::not_applicable, worst->message, ev};
     if (worst->status == Status::pass) {
         return {tripwire, Status::pass,
-                counted == 1 ? worst->message : fmt::format("all {} replicas pass (e.g. {}: {})", counted, worst_name, worst->message),
+                counted == 1 ? worst->message
+                             : fmt::format("all {} replicas pass (e.g. {}: {})", counted, worst_name, worst->message),
                 ev};
     }
-    const std::string more = n_worst > 1 ? fmt::format(", and {} more replica{}", n_worst - 1, n_worst == 2 ? "" : "s") : "";
+    const std::string more =
+        n_worst > 1 ? fmt::format(", and {} more replica{}", n_worst - 1, n_worst == 2 ? "" : "s") : "";
     return {tripwire, worst->status, fmt::format("replica {}: {}{}", worst_name, worst->message, more), ev};
 }
 

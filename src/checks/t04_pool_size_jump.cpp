@@ -58,8 +58,10 @@ std::vector<CheckResult> check_same_pool(const std::vector<parse::BootFacts>& fa
         std::string label;
         for (const auto& [name, f] : group) {
             pools[name] = or_null(f->kv_pool_tokens);
-            if (!f->kv_pool_tokens) missing.push_back(name);
-            else distinct.insert(*f->kv_pool_tokens);
+            if (!f->kv_pool_tokens)
+                missing.push_back(name);
+            else
+                distinct.insert(*f->kv_pool_tokens);
             label += (label.empty() ? "" : ", ") + name;
         }
         Json ev{{"pools", pools}, {"not_compared", g.not_compared}};
@@ -71,7 +73,8 @@ std::vector<CheckResult> check_same_pool(const std::vector<parse::BootFacts>& fa
         }
         long long lo = *distinct.begin(), hi = *distinct.rbegin();
         if (distinct.size() == 1) {
-            out.push_back({TripwireId::T4, Status::pass, fmt::format("same flags, same pool ({} tokens): {}", text::with_commas(lo), label),
+            out.push_back({TripwireId::T4, Status::pass,
+                           fmt::format("same flags, same pool ({} tokens): {}", text::with_commas(lo), label),
                            std::move(ev)});
             continue;
         }

@@ -23,9 +23,8 @@ CheckResult check_block_size(const parse::BootFacts& facts, long long default_bl
             return {TripwireId::T5, Status::unknown, "boot did not get far enough to size blocks", Json::object()};
         return {TripwireId::T5, Status::pass, "no block-size override printed", Json{{"block_size", requested}}};
     }
-    Json ev{{"block_size", *bs},
-            {"requested", asked},
-            {"mamba_page_padding_pct", or_null(facts.mamba_page_padding_pct)}};
+    Json ev{
+        {"block_size", *bs}, {"requested", asked}, {"mamba_page_padding_pct", or_null(facts.mamba_page_padding_pct)}};
     if (facts.kv_pool_tokens && *facts.kv_pool_tokens != 0)
         ev["pool_blocks"] = static_cast<double>(*facts.kv_pool_tokens) / static_cast<double>(*bs);
     bool as_requested = requested.is_number() && requested.get<double>() == static_cast<double>(*bs);

@@ -76,8 +76,8 @@ CheckResult check_backend_honoured(const parse::BootFacts& facts) {
     for (const auto& b : facts.drafter_backends)
         if (b != req) off_drafter.insert(b);
     if (!off_target.empty())
-        return {TripwireId::T6, Status::fail, fmt::format("{} was requested, but the main model used {}", req, joined(off_target)),
-                std::move(ev)};
+        return {TripwireId::T6, Status::fail,
+                fmt::format("{} was requested, but the main model used {}", req, joined(off_target)), std::move(ev)};
     if (!off_drafter.empty())
         return {TripwireId::T6, Status::fail,
                 fmt::format("{} was requested and the main model uses it, but the draft model (speculative "

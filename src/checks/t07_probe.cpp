@@ -18,7 +18,8 @@ Json ProbeReply::to_json() const {
 
 CheckResult probe_verdict(const ProbeRecord& r) {
     if (r.model.empty())
-        return CheckResult{TripwireId::T7, Status::fail, fmt::format("cannot list models: {}", r.list_error), Json::object()};
+        return CheckResult{TripwireId::T7, Status::fail, fmt::format("cannot list models: {}", r.list_error),
+                           Json::object()};
     Json ev = Json::object();
     ev["model"] = r.model;
     if (!r.first || !r.first->ok) {
@@ -35,14 +36,13 @@ CheckResult probe_verdict(const ProbeRecord& r) {
         max_s = std::max(max_s, x.seconds);
         requests.push_back(x.to_json());
     }
-    ev["burst"] = Json{{"concurrency", r.concurrency},
-                       {"failed", failed},
-                       {"max_seconds", max_s},
-                       {"requests", std::move(requests)}};
+    ev["burst"] = Json{
+        {"concurrency", r.concurrency}, {"failed", failed}, {"max_seconds", max_s}, {"requests", std::move(requests)}};
     const bool alive = r.alive_after.value_or(false);
     ev["alive_after"] = alive;
     if (failed > 0)
-        return CheckResult{TripwireId::T7, Status::fail, fmt::format("{}/{} burst requests failed", failed, r.concurrency), ev};
+        return CheckResult{TripwireId::T7, Status::fail,
+                           fmt::format("{}/{} burst requests failed", failed, r.concurrency), ev};
     if (!alive) return CheckResult{TripwireId::T7, Status::fail, "server died after burst", ev};
     return CheckResult{TripwireId::T7, Status::pass,
                        fmt::format("1 + {} concurrent requests served, server alive", r.concurrency), ev};

@@ -34,8 +34,8 @@ std::optional<std::pair<long long, std::string>> running_cap(const parse::BootFa
         return std::pair{n, fmt::format("the server runs at most {} at once (--max-running-requests {})", n, n)};
     }
     if (auto seqs = facts->asked.max_running)
-        return std::pair{*seqs, fmt::format("the server runs at most {} at once ({} {})", *seqs,
-                                            max_running_flag(*facts), *seqs)};
+        return std::pair{
+            *seqs, fmt::format("the server runs at most {} at once ({} {})", *seqs, max_running_flag(*facts), *seqs)};
     return std::nullopt;
 }
 
@@ -50,15 +50,15 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
     };
     if (facts != nullptr && facts->max_concurrency) {
         ev["boot_line_max_concurrency"] = *facts->max_concurrency;
-        ev["boot_line_request_len"] =
-            or_null(facts->max_concurrency_request_len);
+        ev["boot_line_request_len"] = or_null(facts->max_concurrency_request_len);
     }
     // vLLM 0.29+ admission control: at most N in flight, the rest rejected with 503.
     // 0: no admission limit asked for (a value, not an optional: GCC 12 sees one uninitialised).
     const long long queued_cap =
         facts != nullptr && facts->asked.max_num_queued_reqs ? *facts->asked.max_num_queued_reqs : 0;
     if (queued_cap > 0) ev["max_num_queued_reqs"] = queued_cap;
-    if (facts != nullptr && facts->asked.max_num_queued_tokens) ev["max_num_queued_tokens"] = *facts->asked.max_num_queued_tokens;
+    if (facts != nullptr && facts->asked.max_num_queued_tokens)
+        ev["max_num_queued_tokens"] = *facts->asked.max_num_queued_tokens;
     if (!peak) {
         std::string msg = "series has no num_requests_running samples";
         if (!engine.gauges_hint.empty()) msg += "; " + engine.gauges_hint;
@@ -77,9 +77,10 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
     std::string msg = fmt::format("requested {} concurrent, server never ran more than {:g}", requested, *peak);
     if (queued_cap > 0 && queued_cap < requested && in_flight && *in_flight >= static_cast<double>(queued_cap)) {
         long long limit = queued_cap;
-        msg += fmt::format("; admission control (--max-num-queued-reqs {}) kept at most {} in flight, so the "
-                           "other {} were rejected, not queued",
-                           limit, limit, requested - limit);
+        msg += fmt::format(
+            "; admission control (--max-num-queued-reqs {}) kept at most {} in flight, so the "
+            "other {} were rejected, not queued",
+            limit, limit, requested - limit);
     }
     if (auto cap = running_cap(facts)) {
         ev["running_cap"] = cap->first;

@@ -36,8 +36,8 @@ std::string lag_note(const Engine& engine, long long samples, Json& ev) {
 
 }  // namespace
 
-CheckResult concurrency_ceiling(const SeriesStats& stats, const Engine& engine,
-                                std::optional<long long> usable_blocks, double saturated) {
+CheckResult concurrency_ceiling(const SeriesStats& stats, const Engine& engine, std::optional<long long> usable_blocks,
+                                double saturated) {
     // vLLM's gauge is the KV cache; SGLang's is its fullest pool, which for a hybrid
     // model can be the per-request state slots rather than the KV cache.
     const std::string pool =

@@ -19,9 +19,11 @@ CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const st
     } catch (const std::runtime_error& e) {  // ServerRestarted, or clocks that cannot give a span
         return {TripwireId::T10, Status::unknown, e.what(), Json::object()};
     }
-    if (!tokens) return {TripwireId::T10, Status::unknown, fmt::format("{} absent from a snapshot", counter), Json::object()};
+    if (!tokens)
+        return {TripwireId::T10, Status::unknown, fmt::format("{} absent from a snapshot", counter), Json::object()};
     if (span.seconds <= 0)
-        return {TripwireId::T10, Status::unknown, fmt::format("non-positive span {:.3f}s", span.seconds), Json::object()};
+        return {TripwireId::T10, Status::unknown, fmt::format("non-positive span {:.3f}s", span.seconds),
+                Json::object()};
     // What `date +%s` taken at the same moments would have measured.
     long long int_span = 0;
     if (std::isfinite(after.t_wall) && std::isfinite(before.t_wall))

@@ -42,7 +42,8 @@ std::string memory_split_note(const Group& g) {
         if (f->compiled_fresh == true) ++fresh;
         if (f->compiled_fresh == false) ++cached;
     }
-    if (fresh && cached) parts.push_back(fmt::format("{} of {} starts compiled the model from scratch", fresh, g.size()));
+    if (fresh && cached)
+        parts.push_back(fmt::format("{} of {} starts compiled the model from scratch", fresh, g.size()));
     if (parts.empty()) return "";
     std::string joined;
     for (const auto& p : parts) joined += (joined.empty() ? "" : "; ") + p;
@@ -56,31 +57,37 @@ std::vector<CheckResult> check_kv_memory_stable(const std::vector<parse::BootFac
     StartGroups sg = group_starts(facts, labels);
     std::vector<CheckResult> out;
     for (const auto& g : sg.groups) {
-        Json ev{{"available_kv_cache_gib", per_start(g, [](const parse::BootFacts& f) { return f.available_kv_cache_gib; })},
-                {"cudagraph_actual_gib", per_start(g, [](const parse::BootFacts& f) { return f.cudagraph_actual_gib; })},
-                {"not_compared", sg.not_compared}};
+        Json ev{
+            {"available_kv_cache_gib",
+             per_start(g, [](const parse::BootFacts& f) { return f.available_kv_cache_gib; })},
+            {"cudagraph_actual_gib", per_start(g, [](const parse::BootFacts& f) { return f.cudagraph_actual_gib; })},
+            {"not_compared", sg.not_compared}};
         std::set<double> vals;
         bool missing = false;
         for (const auto& [name, f] : g) {
-            if (f->available_kv_cache_gib) vals.insert(*f->available_kv_cache_gib);
-            else missing = true;
+            if (f->available_kv_cache_gib)
+                vals.insert(*f->available_kv_cache_gib);
+            else
+                missing = true;
         }
         if (missing) {
-            out.push_back({TripwireId::T11, Status::unknown, "a boot log lacks 'Available KV cache memory'", std::move(ev)});
+            out.push_back(
+                {TripwireId::T11, Status::unknown, "a boot log lacks 'Available KV cache memory'", std::move(ev)});
             continue;
         }
         if (vals.size() == 1) {
-            out.push_back({TripwireId::T11, Status::pass,
-                           fmt::format("same flags, {} GiB for KV cache on every boot", parse::py_float_repr(*vals.begin())),
-                           std::move(ev)});
+            out.push_back(
+                {TripwireId::T11, Status::pass,
+                 fmt::format("same flags, {} GiB for KV cache on every boot", parse::py_float_repr(*vals.begin())),
+                 std::move(ev)});
             continue;
         }
         ev["consumed_gib"] = per_start(g, [](const parse::BootFacts& f) { return f.consumed_gib; });
         ev["peak_activation_gib"] = per_start(g, [](const parse::BootFacts& f) { return f.peak_activation_gib; });
         ev["compiled_fresh"] = per_start(g, [](const parse::BootFacts& f) { return f.compiled_fresh; });
         out.push_back({TripwireId::T11, Status::warn,
-                       fmt::format("same flags, KV cache memory varied: {} to {} GiB", parse::py_float_repr(*vals.begin()),
-                                   parse::py_float_repr(*vals.rbegin())) +
+                       fmt::format("same flags, KV cache memory varied: {} to {} GiB",
+                                   parse::py_float_repr(*vals.begin()), parse::py_float_repr(*vals.rbegin())) +
                            memory_split_note(g),
                        std::move(ev)});
     }

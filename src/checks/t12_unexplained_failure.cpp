@@ -20,7 +20,8 @@ CheckResult check_boot_failure(const std::optional<parse::Failure>& failure) {
 std::optional<CheckResult> check_unparsed(const parse::BootFacts& facts) {
     if (facts.unparsed.empty()) return std::nullopt;
     Json lines = Json::array();
-    for (const auto& u : facts.unparsed) lines.push_back(Json{{"field", u.field}, {"lineno", u.lineno}, {"line", u.line}});
+    for (const auto& u : facts.unparsed)
+        lines.push_back(Json{{"field", u.field}, {"lineno", u.lineno}, {"line", u.line}});
     return CheckResult{TripwireId::T12, Status::unknown,
                        fmt::format("{} recognised line(s) in an unknown format", facts.unparsed.size()),
                        Json{{"unparsed", std::move(lines)}}};

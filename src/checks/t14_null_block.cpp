@@ -52,7 +52,8 @@ NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) 
         if (it != info->end()) reported = digits_value(it->second);
     }
     if (!reported)
-        return {{TripwireId::T14, Status::unknown, fmt::format("{} has no num_gpu_blocks label", cache_info)}, std::nullopt};
+        return {{TripwireId::T14, Status::unknown, fmt::format("{} has no num_gpu_blocks label", cache_info)},
+                std::nullopt};
 
     BlockInference inf = infer_blocks(stats.kv_levels());
     Json ev = {
@@ -65,10 +66,10 @@ NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) 
                 std::nullopt};
     if (*inf.blocks == *reported - 1) {
         // Only a count that matched the server's own figure is trusted for T9.
-        return {{TripwireId::T14, Status::pass,
-                 fmt::format("gauge denominator is {} = num_gpu_blocks ({}) - 1 null block", *inf.blocks, *reported),
-                 ev},
-                *inf.blocks};
+        return {
+            {TripwireId::T14, Status::pass,
+             fmt::format("gauge denominator is {} = num_gpu_blocks ({}) - 1 null block", *inf.blocks, *reported), ev},
+            *inf.blocks};
     }
     return {{TripwireId::T14, Status::fail,
              fmt::format("gauge denominator is {}, expected num_gpu_blocks - 1 = {}; either the gauge's meaning "

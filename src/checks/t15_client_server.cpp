@@ -71,10 +71,11 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
     const double allowed = static_cast<double>(expected_extra_requests) * std::max(per_request, 1.0) * 1.5;
     if (!(extra_tokens >= 0 && extra_tokens <= allowed)) {
         // nearbyint rounds half to even, as Python's format does.
-        std::string msg = fmt::format("requests agree, but the server generated {} output tokens and the load tool "
-                                      "counted {}",
-                                      util::text::with_commas(static_cast<long long>(std::nearbyint(*tokens))),
-                                      util::text::with_commas(client_tokens));
+        std::string msg = fmt::format(
+            "requests agree, but the server generated {} output tokens and the load tool "
+            "counted {}",
+            util::text::with_commas(static_cast<long long>(std::nearbyint(*tokens))),
+            util::text::with_commas(client_tokens));
         if (chunks && chunks->tripwire == TripwireId::T18 && chunks->status == Status::fail) {
             msg += fmt::format(": it counted stream chunks, not tokens ({})", code(TripwireId::T18));
             ev["cause"] = std::string(code(TripwireId::T18));

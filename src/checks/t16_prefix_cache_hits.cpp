@@ -17,9 +17,9 @@ namespace {
 
 // The counters' increase, in the unit the engine counts.
 struct CacheCounts {
-    std::optional<double> hit;      // served from the cache
-    std::optional<double> queried;  // looked up in it
-    bool in_blocks = false;         // KV blocks, not tokens (TensorRT-LLM without its token counter)
+    std::optional<double> hit;         // served from the cache
+    std::optional<double> queried;     // looked up in it
+    bool in_blocks = false;            // KV blocks, not tokens (TensorRT-LLM without its token counter)
     std::vector<std::string> missing;  // the counters a snapshot lacks, when the counts cannot be had
     Json extra = Json::object();       // the engine's own figures, for the evidence
 };
@@ -98,9 +98,12 @@ CacheCounts trtllm_counts(const Snapshot& before, const Snapshot& after, const E
 
 CacheCounts counts_of(const Snapshot& before, const Snapshot& after, const Engine& engine) {
     switch (engine.id) {
-        case EngineId::sglang: return sglang_counts(before, after, engine.metrics);
-        case EngineId::trtllm: return trtllm_counts(before, after, engine);
-        case EngineId::vllm: break;
+        case EngineId::sglang:
+            return sglang_counts(before, after, engine.metrics);
+        case EngineId::trtllm:
+            return trtllm_counts(before, after, engine);
+        case EngineId::vllm:
+            break;
     }
     return vllm_counts(before, after, engine.metrics);
 }
@@ -131,9 +134,8 @@ CheckResult t16_above(const CacheCounts& c, double share, const Engine& engine, 
                             "skipped{}",
                             t16_share_text(c), pct, *ctx.unique_prompts, said_off),
                 std::move(ev)};
-    std::string meant = ctx.unique_prompts ? fmt::format(", though the prompts were meant to be unique ({})",
-                                                         *ctx.unique_prompts)
-                                           : "";
+    std::string meant =
+        ctx.unique_prompts ? fmt::format(", though the prompts were meant to be unique ({})", *ctx.unique_prompts) : "";
     return {TripwireId::T16, Status::warn,
             fmt::format("{} came from the prefix cache ({}){}: throughput and latency include prefill the server "
                         "skipped. A shared system prompt is a reason; for a cache-free measurement {}, or send "

@@ -95,7 +95,8 @@ std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
         {"attention_backend", t17_opt(f.requested_backend), t17_last(f.selected_backends)},
         {"draft_attention_backend", f.speculative == true ? t17_opt(f.requested_backend) : Json(nullptr),
          t17_last(f.drafter_backends)},
-        {"tensor_parallel_size", t17_vllm_arg(f, "tensor_parallel_size", 1), t17_config_value(f, "tensor_parallel_size")},
+        {"tensor_parallel_size", t17_vllm_arg(f, "tensor_parallel_size", 1),
+         t17_config_value(f, "tensor_parallel_size")},
         {"pipeline_parallel_size", t17_vllm_arg(f, "pipeline_parallel_size", 1),
          t17_config_value(f, "pipeline_parallel_size")},
         {"data_parallel_size", t17_vllm_arg(f, "data_parallel_size", 1), t17_config_value(f, "data_parallel_size")},
@@ -106,7 +107,8 @@ std::vector<ConfigField> t17_vllm_fields(const parse::BootFacts& f) {
         {"chunked_prefill", t17_arg(f, "enable_chunked_prefill"), t17_config_value(f, "enable_chunked_prefill")},
         {"speculative_decoding", t17_asked_spec(f), spec_realized},
         {"quantization", t17_arg(f, "quantization"), t17_config_value(f, "quantization")},
-        {"cuda_graphs", eager.is_boolean() && eager.get<bool>() ? Json("eager") : Json(nullptr), t17_graphs_realized(f)},
+        {"cuda_graphs", eager.is_boolean() && eager.get<bool>() ? Json("eager") : Json(nullptr),
+         t17_graphs_realized(f)},
         {"compile", t17_arg(f, "compilation_config"), t17_config_value(f, "compilation_mode")},
     };
 }
@@ -129,7 +131,8 @@ std::vector<ConfigField> t17_sglang_fields(const parse::BootFacts& f) {
         {"chunked_prefill", t17_arg(f, "chunked_prefill_size"), t17_opt(f.realized.chunked_prefill_tokens)},
         {"speculative_decoding", t17_asked_spec(f), nullptr},
         {"quantization", t17_arg(f, "quantization"), nullptr},
-        {"cuda_graphs", graphs_off.is_boolean() ? Json(graphs_off.get<bool>() ? "eager" : "cuda graphs") : Json(nullptr),
+        {"cuda_graphs",
+         graphs_off.is_boolean() ? Json(graphs_off.get<bool>() ? "eager" : "cuda graphs") : Json(nullptr),
          t17_graphs_realized(f)},
         {"compile", t17_arg(f, "enable_torch_compile"), nullptr},
     };

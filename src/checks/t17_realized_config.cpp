@@ -18,7 +18,8 @@ namespace {
 
 std::string t17_lower(std::string_view s) {
     std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return out;
 }
 
@@ -126,9 +127,10 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
                 std::move(ev)};
     std::string msg =
         asked_kind == "16-bit"
-            ? fmt::format("the engine stored the KV cache in {} though {} was {}; a command-line diff does not "
-                          "show it, and the KV pool is not the one the flags give",
-                          realized, flag, asked)
+            ? fmt::format(
+                  "the engine stored the KV cache in {} though {} was {}; a command-line diff does not "
+                  "show it, and the KV pool is not the one the flags give",
+                  realized, flag, asked)
             : fmt::format("{} {} was asked, but the engine stored the KV cache in {}", flag, asked, realized);
     if (realized_kind != "16-bit") msg += "; " + kv_cause(config, realized_kind);
     return {TripwireId::T17, Status::warn, std::move(msg), std::move(ev)};
@@ -178,9 +180,10 @@ CheckResult check_realized_config(const std::vector<const parse::BootFacts*>& fa
     std::string label;
     for (const auto& s : starts) label += (label.empty() ? "" : ", ") + s;
     if (differ.empty())
-        return {TripwireId::T17, Status::pass,
-                fmt::format("{} starts ran the same configuration, as far as their logs tell: {}", starts.size(), label),
-                std::move(ev)};
+        return {
+            TripwireId::T17, Status::pass,
+            fmt::format("{} starts ran the same configuration, as far as their logs tell: {}", starts.size(), label),
+            std::move(ev)};
     std::string msg = fmt::format("{} starts ran different configurations in {} field{}: {}", starts.size(),
                                   differ.size(), differ.size() == 1 ? "" : "s", details);
     if (!unasked.empty()) {

@@ -34,7 +34,8 @@ std::optional<double> t18_gauge_mean(const Snapshot& s, const std::string& name)
 // What the speculative-decoding counters say the tokens per step came from, for messages.
 std::string t18_basis(const Json& ev) {
     if (ev.contains("spec_drafts") && ev["spec_drafts"].is_number())
-        return fmt::format("{} accepted draft tokens over {} drafts", t18_count(ev["spec_accepted_tokens"].get<double>()),
+        return fmt::format("{} accepted draft tokens over {} drafts",
+                           t18_count(ev["spec_accepted_tokens"].get<double>()),
                            t18_count(ev["spec_drafts"].get<double>()));
     return "the mean accept length the server reports";
 }
@@ -56,16 +57,18 @@ struct FileEvidence {
 FileEvidence t18_file_says(const LoadResult& load, Json& ev) {
     const auto tokens = load.output_tokens;
     if (load.output_counting == TokenCounting::client_tokenizer || load.output_counting == TokenCounting::server_usage)
-        return {FileSays::counted_tokens,
-                fmt::format("{} says it counted output tokens by {}", load.tool,
-                            load.output_counting == TokenCounting::server_usage ? "the server's usage" : "its tokenizer")};
+        return {
+            FileSays::counted_tokens,
+            fmt::format("{} says it counted output tokens by {}", load.tool,
+                        load.output_counting == TokenCounting::server_usage ? "the server's usage" : "its tokenizer")};
     if (tokens && load.stream_chunks && *load.stream_chunks > 0) {
         const double per_chunk = static_cast<double>(*tokens) / static_cast<double>(*load.stream_chunks);
         ev["client_tokens_per_chunk"] = per_chunk;
         if (per_chunk >= kT18MinTokensPerStep)
-            return {FileSays::counted_tokens,
-                    fmt::format("{} states {} output tokens over {} stream chunks ({:.2f} per chunk)", load.tool,
-                                util::text::with_commas(*tokens), util::text::with_commas(*load.stream_chunks), per_chunk)};
+            return {
+                FileSays::counted_tokens,
+                fmt::format("{} states {} output tokens over {} stream chunks ({:.2f} per chunk)", load.tool,
+                            util::text::with_commas(*tokens), util::text::with_commas(*load.stream_chunks), per_chunk)};
     }
     if (load.output_counting == TokenCounting::stream_chunks)
         return {FileSays::counted_chunks, fmt::format("{} says it counted one token per stream chunk", load.tool)};
@@ -114,8 +117,8 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev, c
     if (extra_tokens >= 0 && extra_tokens <= allowed) {
         std::string how;
         if (tps && *tps >= kT18MinTokensPerStep)
-            how = fmt::format(", at {:.2f} tokens per step of speculative decoding: it counted tokens, not stream chunks",
-                              *tps);
+            how = fmt::format(
+                ", at {:.2f} tokens per step of speculative decoding: it counted tokens, not stream chunks", *tps);
         else if (tps)
             how = ", one token per step (no speculative decoding)";
         if (file.says == FileSays::counted_tokens) how += fmt::format("; {}", file.why);
@@ -130,14 +133,15 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev, c
     if (c.client_tokens > 0) ratio = c.server_tokens / static_cast<double>(c.client_tokens);
     ev["ratio"] = or_null(ratio);
     if (!tps && file.says == FileSays::counted_chunks && c.server_tokens > static_cast<double>(c.client_tokens))
-        return t18_result(Status::fail,
-                          fmt::format("{}: {}, so its output tokens and throughput are stream chunks, not tokens",
-                                      counts, file.why),
-                          std::move(ev));
+        return t18_result(
+            Status::fail,
+            fmt::format("{}: {}, so its output tokens and throughput are stream chunks, not tokens", counts, file.why),
+            std::move(ev));
     if (!tps)
-        return t18_result(Status::unknown,
-                          counts + ", and the server exports no speculative-decoding counters to tell chunks from tokens",
-                          std::move(ev));
+        return t18_result(
+            Status::unknown,
+            counts + ", and the server exports no speculative-decoding counters to tell chunks from tokens",
+            std::move(ev));
     // The server's tokens for the timed requests alone, shared out by request.
     const double requests = static_cast<double>(c.completed + c.extra_requests);
     const double timed_tokens = requests > 0 ? c.server_tokens * static_cast<double>(c.completed) / requests : 0.0;
@@ -152,16 +156,18 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev, c
                                       counts, file.why),
                           std::move(ev));
     if (chunk_count) {
-        std::string msg = fmt::format("{}, {:.2f}x as many: the {:.2f} tokens per step of speculative decoding "
-                                      "({}), so the load tool counted stream chunks, not tokens, and its output "
-                                      "throughput is low by the same factor",
-                                      counts, *ratio, *tps, t18_basis(ev));
+        std::string msg = fmt::format(
+            "{}, {:.2f}x as many: the {:.2f} tokens per step of speculative decoding "
+            "({}), so the load tool counted stream chunks, not tokens, and its output "
+            "throughput is low by the same factor",
+            counts, *ratio, *tps, t18_basis(ev));
         if (file.says == FileSays::counted_chunks) msg += fmt::format("; {}", file.why);
         return t18_result(Status::fail, std::move(msg), std::move(ev));
     }
-    std::string msg = fmt::format("{}, which is not the {:.2f} tokens per step a count of stream chunks would "
-                                  "show; T15 has the disagreement",
-                                  counts, *tps);
+    std::string msg = fmt::format(
+        "{}, which is not the {:.2f} tokens per step a count of stream chunks would "
+        "show; T15 has the disagreement",
+        counts, *tps);
     return t18_result(Status::unknown, std::move(msg), std::move(ev));
 }
 
@@ -215,7 +221,8 @@ CheckResult check_chunks_not_tokens(const BenchResult* bench, const Snapshot& be
     if (!bench->has_counts())
         return t18_result(Status::unknown, "the result file has no completed or output-token count", ev);
     if (*bench->completed == 0)
-        return t18_result(Status::unknown, "the load tool completed no requests, so there are no tokens to compare", ev);
+        return t18_result(Status::unknown, "the load tool completed no requests, so there are no tokens to compare",
+                          ev);
     const FileEvidence file = t18_file_evidence(*bench, ev);
     // The client's own reading of the server's speculation stands in for absent counters.
     if (!tps && bench->load && bench->load->spec_accept_length) {

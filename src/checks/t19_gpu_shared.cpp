@@ -48,7 +48,8 @@ bool t19_is_ours(const parse::GpuSample& s, const std::set<long long>& ours, lon
     return ours.count(pid) || std::find(s.server_pids.begin(), s.server_pids.end(), pid) != s.server_pids.end();
 }
 
-std::vector<T19Stranger> t19_strangers(const T19Samples& good, const std::set<long long>& ours, const std::set<std::string>& gpus) {
+std::vector<T19Stranger> t19_strangers(const T19Samples& good, const std::set<long long>& ours,
+                                       const std::set<std::string>& gpus) {
     std::vector<T19Stranger> out;
     for (const auto* s : good)
         for (const auto& a : s->apps) {
@@ -65,7 +66,8 @@ std::vector<T19Stranger> t19_strangers(const T19Samples& good, const std::set<lo
 
 // The memory used outside the server on each of its GPUs: the card's used memory less its
 // processes'; the largest rise over the first reading.
-std::vector<T19Growth> t19_growths(const T19Samples& good, const std::set<long long>& ours, const std::set<std::string>& gpus) {
+std::vector<T19Growth> t19_growths(const T19Samples& good, const std::set<long long>& ours,
+                                   const std::set<std::string>& gpus) {
     std::map<std::string, T19Growth> first_and_max;
     std::map<std::string, long long> first;
     for (const auto* s : good)
@@ -94,8 +96,10 @@ CheckResult check_gpu_shared(const parse::GpuRecording& recording, const std::ve
     T19Samples good;
     std::optional<std::string> why;
     for (const auto& s : recording.samples) {
-        if (s.error) why = s.error;
-        else good.push_back(&s);
+        if (s.error)
+            why = s.error;
+        else
+            good.push_back(&s);
     }
     r.evidence = {{"readings", good.size()},
                   {"failed_readings", recording.samples.size() - good.size()},

@@ -78,8 +78,10 @@ void t22_sglang_settings(const parse::BootFacts& f, KnownBugFacts& out) {
     auto mamba_radix = t22_json_bool(t22_arg(f.server_args, "uses_mamba_radix_cache"));
     const bool capped_by_mamba =
         f.running_cap_reason && util::text::lower(*f.running_cap_reason).find("mamba") != std::string::npos;
-    if (mamba_radix == true || capped_by_mamba) out.hybrid_model = true;
-    else if (mamba_radix == false && out.prefix_cache == true) out.hybrid_model = false;
+    if (mamba_radix == true || capped_by_mamba)
+        out.hybrid_model = true;
+    else if (mamba_radix == false && out.prefix_cache == true)
+        out.hybrid_model = false;
 }
 
 }  // namespace
@@ -125,8 +127,10 @@ T22RowMatch t22_match_row(const KnownBug& bug, const KnownBugFacts& f) {
     T22RowMatch m;
     if (f.engine != bug.engine) return {T22Match::no, {}};
     if (!bug.speculative_method.empty()) {
-        if (!f.speculative_method) m = {T22Match::unknown, {"the speculative-decoding method"}};
-        else if (*f.speculative_method != bug.speculative_method) return {T22Match::no, {}};
+        if (!f.speculative_method)
+            m = {T22Match::unknown, {"the speculative-decoding method"}};
+        else if (*f.speculative_method != bug.speculative_method)
+            return {T22Match::no, {}};
     }
     t22_need(m, bug.hybrid_model, f.hybrid_model, "whether the model is hybrid");
     t22_need(m, bug.prefix_cache, f.prefix_cache, "whether the prefix cache is on");
@@ -159,7 +163,8 @@ CheckResult check_known_engine_bug(const KnownBugFacts& facts) {
     for (const auto& bug : known_engine_bugs()) {
         T22RowMatch m = t22_match_row(bug, facts);
         if (m.match == T22Match::yes) {
-            hits.push_back(fmt::format("{} with {}: {}; {}", t22_engine_words(facts), bug.configuration, bug.effect, bug.fix));
+            hits.push_back(
+                fmt::format("{} with {}: {}; {}", t22_engine_words(facts), bug.configuration, bug.effect, bug.fix));
             matched.push_back(std::string(bug.key));
         } else if (m.match == T22Match::unknown) {
             unsure.push_back(fmt::format("{} has a known bug in {}, and the log does not say {}", bug.configuration,
@@ -170,19 +175,24 @@ CheckResult check_known_engine_bug(const KnownBugFacts& facts) {
                 if (std::find(missing.begin(), missing.end(), what) == missing.end()) missing.push_back(what);
         }
     }
-    r.evidence = {{"engine", engine(*facts.engine).key}, {"version", or_null(facts.version)},
-                  {"speculative_method", or_null(facts.speculative_method)}, {"hybrid_model", or_null(facts.hybrid_model)},
-                  {"prefix_cache", or_null(facts.prefix_cache)}, {"v1_model_runner", or_null(facts.v1_model_runner)},
-                  {"matched", matched}, {"undecided", undecided}};
+    r.evidence = {{"engine", engine(*facts.engine).key},
+                  {"version", or_null(facts.version)},
+                  {"speculative_method", or_null(facts.speculative_method)},
+                  {"hybrid_model", or_null(facts.hybrid_model)},
+                  {"prefix_cache", or_null(facts.prefix_cache)},
+                  {"v1_model_runner", or_null(facts.v1_model_runner)},
+                  {"matched", matched},
+                  {"undecided", undecided}};
     if (!hits.empty()) {
         r.status = Status::warn;
         r.message = fmt::format("known bug: {}", fmt::join(hits, ". Also: "));
     } else if (!unsure.empty()) {
         // One row: said whole. Several: what the log leaves out, and which rows need it.
         r.message = unsure.size() == 1 ? fmt::format("Can't tell: {}", unsure.front())
-                                       : fmt::format("Can't tell: the log does not say {}, which {} known bugs need ({}; "
-                                                     "`inferlint explain T22` lists them)",
-                                                     fmt::join(missing, " or "), unsure.size(), fmt::join(ranges, ", "));
+                                       : fmt::format(
+                                             "Can't tell: the log does not say {}, which {} known bugs need ({}; "
+                                             "`inferlint explain T22` lists them)",
+                                             fmt::join(missing, " or "), unsure.size(), fmt::join(ranges, ", "));
     } else {
         r.status = Status::pass;
         r.message = fmt::format("no known bug for {} in this configuration", t22_engine_words(facts));

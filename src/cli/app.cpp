@@ -32,11 +32,16 @@ std::vector<Command>& table() {
 
 const char* group_title(Group g) {
     switch (g) {
-        case Group::run: return "Run and check a benchmark";
-        case Group::saved: return "Check a saved run";
-        case Group::record: return "Record a server yourself";
-        case Group::gpu: return "The GPU";
-        case Group::learn: return "Learn";
+        case Group::run:
+            return "Run and check a benchmark";
+        case Group::saved:
+            return "Check a saved run";
+        case Group::record:
+            return "Record a server yourself";
+        case Group::gpu:
+            return "The GPU";
+        case Group::learn:
+            return "Learn";
     }
     return "";
 }
@@ -45,8 +50,7 @@ std::vector<const Command*> sorted_commands() {
     std::vector<const Command*> out;
     for (const auto& c : commands()) out.push_back(&c);
     std::sort(out.begin(), out.end(), [](const Command* a, const Command* b) {
-        return std::pair{static_cast<int>(a->group), a->order} <
-               std::pair{static_cast<int>(b->group), b->order};
+        return std::pair{static_cast<int>(a->group), a->order} < std::pair{static_cast<int>(b->group), b->order};
     });
     return out;
 }
@@ -122,8 +126,8 @@ bool resolve_engine(Common& common) {
     if (value.empty()) return true;
     common.engine = parse_key(value);
     if (!common.engine) {
-        std::cerr << fmt::format("inferlint: {}={}: unknown engine (known: vllm, sglang, trtllm)\n",
-                                 kEngineEnvVar, value);
+        std::cerr << fmt::format("inferlint: {}={}: unknown engine (known: vllm, sglang, trtllm)\n", kEngineEnvVar,
+                                 value);
         return false;
     }
     common.engine_arg = common.engine->key;
@@ -139,8 +143,9 @@ bool resolve_tripwires(Common& common) {
     if (value.empty()) value = "all";
     common.only = parse_tripwire_selection(value);
     if (!common.only) {
-        std::cerr << fmt::format("inferlint: {}{}: not a list of tripwires (for example all, reference, T1-T15 or T1,T8)\n",
-                                 from_env ? fmt::format("{}=", kTripwiresEnvVar) : "--tripwires ", value);
+        std::cerr << fmt::format(
+            "inferlint: {}{}: not a list of tripwires (for example all, reference, T1-T15 or T1,T8)\n",
+            from_env ? fmt::format("{}=", kTripwiresEnvVar) : "--tripwires ", value);
         return false;
     }
     return true;
@@ -167,14 +172,14 @@ bool resolve_output(Common& common) {
 // Passes stderr through and keeps its last line: the message a bad input's JUnit,
 // annotation or summary carries.
 class LastLineBuf : public std::streambuf {
-  public:
+public:
     explicit LastLineBuf(std::streambuf* to) : to_(to) {}
     std::string last() const {
         std::string l = line_.empty() ? last_ : line_;
         return l.starts_with("inferlint: ") ? l.substr(11) : l;
     }
 
-  protected:
+protected:
     int overflow(int c) override {
         if (c == traits_type::eof()) return traits_type::not_eof(c);
         take(static_cast<char>(c));
@@ -186,7 +191,7 @@ class LastLineBuf : public std::streambuf {
     }
     int sync() override { return to_->pubsync(); }
 
-  private:
+private:
     void take(char c) {
         if (c != '\n') {
             line_ += c;
@@ -316,8 +321,7 @@ void add_requested_option(CLI::App& app, std::optional<checks::Requested>& reque
         });
 }
 
-bool other_engine(const Common& common, const Engine* found, const std::string& what,
-                  const std::string& verb) {
+bool other_engine(const Common& common, const Engine* found, const std::string& what, const std::string& verb) {
     if (!common.engine || !found || found == common.engine) return false;
     std::cerr << fmt::format(
         "inferlint: {}, but {} {} {}. Check the server address or the file, or name the engine it "
@@ -333,8 +337,8 @@ run::AcceptEngine refuse_other_engine(const Common& common) {
 void note_unknown(const Common& common, const Engine* found, const std::string& what) {
     if (found || common.engine) return;
     std::cerr << fmt::format(
-        "note: {} does not say which engine it came from; read as vLLM's (--engine or {} names it)\n",
-        what, kEngineEnvVar);
+        "note: {} does not say which engine it came from; read as vLLM's (--engine or {} names it)\n", what,
+        kEngineEnvVar);
 }
 
 const Engine& effective_engine(const Common& common, const Engine* found) {
@@ -359,15 +363,14 @@ int run(int argc, char** argv) {
             if (s >= best_score) best_score = s, best = c.name;
         }
         std::string hint = best.empty() ? "" : fmt::format(" Did you mean '{}'?", best);
-        std::cerr << fmt::format("inferlint: unknown command '{}'.{} 'inferlint --help' lists them.\n",
-                                 args[0], hint);
+        std::cerr << fmt::format("inferlint: unknown command '{}'.{} 'inferlint --help' lists them.\n", args[0], hint);
         return 2;
     }
 
-    CLI::App app{"inferlint: checks an inference server's benchmark run for silent problems (tripwires).",
-                 "inferlint"};
-    app.footer("\nExit status: 0 every tripwire passed (warnings allowed), 1 a tripwire failed,\n"
-               "2 a tripwire could not decide, or the input was bad or from another engine.");
+    CLI::App app{"inferlint: checks an inference server's benchmark run for silent problems (tripwires).", "inferlint"};
+    app.footer(
+        "\nExit status: 0 every tripwire passed (warnings allowed), 1 a tripwire failed,\n"
+        "2 a tripwire could not decide, or the input was bad or from another engine.");
     app.set_version_flag("--version", std::string("inferlint ") + INFERLINT_VERSION);
     app.require_subcommand(1);
     app.get_formatter()->column_width(16);

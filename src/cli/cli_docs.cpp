@@ -70,7 +70,8 @@ std::string bash_script(const std::vector<CliCommand>& commands) {
     for (const auto& c : commands) {
         std::vector<std::string> opts{"--help"};
         for (const auto& o : c.options) opts.insert(opts.end(), o.names.begin(), o.names.end());
-        out += fmt::format("        {}) opts='{}'; args='{}' ;;\n", c.name, docs_words(opts), docs_words(c.argument_values));
+        out += fmt::format("        {}) opts='{}'; args='{}' ;;\n", c.name, docs_words(opts),
+                           docs_words(c.argument_values));
     }
     out += "    esac\n    case \"$prev\" in\n";
     std::vector<std::string> done;
@@ -107,7 +108,7 @@ std::string zsh_script(const std::vector<CliCommand>& commands) {
         out += fmt::format("    {})\n      _arguments \\\n", c.name);
         for (const auto& o : c.options) {
             const std::string help = docs_quote(o.help.substr(0, o.help.find('\n')));
-            std::string action = o.value.empty()    ? ""
+            std::string action = o.value.empty()     ? ""
                                  : o.choices.empty() ? ":" + o.value + ":_files"
                                                      : fmt::format(":{}:({})", o.value, docs_words(o.choices));
             for (const auto& n : o.names)
@@ -171,7 +172,8 @@ std::vector<CliCommand> describe(const CLI::App& app) {
                 opt.value = o->get_type_name().empty() ? "VALUE" : o->get_type_name();
                 opt.value = opt.value.substr(0, opt.value.find(':'));  // CLI11 adds a check's ":{a,b}"
                 // A word the scripts can hold unquoted ("'NAME: VALUE'" -> NAME).
-                std::erase_if(opt.value, [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '_'; });
+                std::erase_if(opt.value,
+                              [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '_'; });
                 if (opt.value.empty()) opt.value = "VALUE";
             }
             opt.choices = docs_choices(opt.names.back());

@@ -12,7 +12,7 @@
 namespace inferlint::cli {
 
 struct CliOption {
-    std::vector<std::string> names;    // "-o", "--out"
+    std::vector<std::string> names;  // "-o", "--out"
     std::string help;
     std::string value;                 // "FILE"; empty: a flag
     std::vector<std::string> choices;  // the values it takes, where they are a fixed set

@@ -30,8 +30,8 @@ void print_text(const parse::BootFacts& facts) {
     for (const auto& [key, value] : doc.items()) {
         if (key == "unparsed" || key == "conflicts" || key == "non_default_args" || key == "server_args") continue;
         if (value.is_null() || ((value.is_array() || value.is_object()) && value.empty())) continue;
-        std::string shown = key == "candidate_backends" || key == "cudagraph_mode_downgrade" ? tuple_repr(value)
-                                                                                              : parse::py_str(value);
+        std::string shown =
+            key == "candidate_backends" || key == "cudagraph_mode_downgrade" ? tuple_repr(value) : parse::py_str(value);
         fmt::print("{:28} {}\n", key, shown);
     }
     if (facts.non_default_args && !facts.non_default_args->empty()) {
@@ -46,7 +46,8 @@ void print_text(const parse::BootFacts& facts) {
     const parse::RealizedFacts& r = facts.realized;
     if (r.kv_cache_dtype) fmt::print("{:28} {}\n", "kv_cache_dtype", *r.kv_cache_dtype);
     if (r.linear_attention_backend) fmt::print("{:28} {}\n", "linear_attention_backend", *r.linear_attention_backend);
-    if (r.cudagraph_memory_gib) fmt::print("{:28} {}\n", "cudagraph_memory_gib", parse::py_str(Json(*r.cudagraph_memory_gib)));
+    if (r.cudagraph_memory_gib)
+        fmt::print("{:28} {}\n", "cudagraph_memory_gib", parse::py_str(Json(*r.cudagraph_memory_gib)));
     if (r.drafter_cudagraph_gib)
         fmt::print("{:28} {}\n", "drafter_cudagraph_gib", parse::py_str(Json(*r.drafter_cudagraph_gib)));
     for (const auto& [name, vals] : facts.conflicts) fmt::print("CONFLICT {}: {}\n", name, parse::py_repr(Json(vals)));
@@ -70,18 +71,17 @@ int run_boot_facts(const Opts& o, const Common& common) {
     return common.strict && !facts.unparsed.empty() ? 2 : 0;
 }
 
-const Registrar reg{Command{
-    .name = "boot-facts",
-    .group = Group::saved,
-    .order = 3,
-    .summary = "what a boot log says: version, KV cache, memory, settings",
-    .takes_engine = TakesEngine::yes,
-    .gives_verdicts = GivesVerdicts::no,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        app.add_option("log", o->log, "the server's boot log")->required();
-        return [o](const Common& common) { return run_boot_facts(*o, common); };
-    }}};
+const Registrar reg{Command{.name = "boot-facts",
+                            .group = Group::saved,
+                            .order = 3,
+                            .summary = "what a boot log says: version, KV cache, memory, settings",
+                            .takes_engine = TakesEngine::yes,
+                            .gives_verdicts = GivesVerdicts::no,
+                            .setup = [](CLI::App& app) {
+                                auto o = std::make_shared<Opts>();
+                                app.add_option("log", o->log, "the server's boot log")->required();
+                                return [o](const Common& common) { return run_boot_facts(*o, common); };
+                            }}};
 
 }  // namespace
 }  // namespace inferlint::cli

@@ -25,9 +25,10 @@ struct Opts {
 // bad config.json stops the command before any verdict.
 std::vector<parse::ModelConfig> read_model_configs(const Opts& o) {
     if (o.model_configs.size() > 1 && o.model_configs.size() != o.logs.size())
-        throw InputError(fmt::format("--model-config: given {} times for {} logs; give it once for every log, or "
-                                     "once per log",
-                                     o.model_configs.size(), o.logs.size()));
+        throw InputError(
+            fmt::format("--model-config: given {} times for {} logs; give it once for every log, or "
+                        "once per log",
+                        o.model_configs.size(), o.logs.size()));
     std::vector<parse::ModelConfig> out;
     for (const auto& p : o.model_configs) out.push_back(run::read_model_config(p));
     return out;

@@ -38,9 +38,10 @@ double compare_number(std::string_view text, const std::string& option) {
 checks::Figure compare_figure(std::string_view name, const std::string& option) {
     auto f = checks::figure_named(name);
     if (!f)
-        throw InputError(fmt::format("{}: unknown figure '{}' (known: output_throughput, request_throughput, "
-                                     "ttft_p50, ttft_p99, tpot_p50, tpot_p99)",
-                                     option, name));
+        throw InputError(
+            fmt::format("{}: unknown figure '{}' (known: output_throughput, request_throughput, "
+                        "ttft_p50, ttft_p99, tpot_p50, tpot_p99)",
+                        option, name));
     return *f;
 }
 
@@ -110,7 +111,8 @@ report::Verdicts compare_verdicts(const checks::Comparison& c, const Common& com
     v.command = "compare";
     v.strict = common.strictness();
     auto row = [&](Status status, std::string message, Json evidence, std::string code, std::string title) {
-        v.results.push_back(CheckResult{.status = status, .message = std::move(message), .evidence = std::move(evidence)});
+        v.results.push_back(
+            CheckResult{.status = status, .message = std::move(message), .evidence = std::move(evidence)});
         v.labels.push_back({std::move(code), std::move(title)});
     };
     for (const auto& r : c.checks)
@@ -183,15 +185,17 @@ const Registrar reg{Command{
         app.add_option("--require-gain", o->require_gain,
                        "METRIC[:MIN%]: fail unless the interval's lower bound of B's gain is above MIN (default 0)")
             ->allow_extra_args(false);
-        app.add_option("--floor", o->floor, "[METRIC:]F: fail unless B's best run reaches F x A's best "
-                                            "(default METRIC: output_throughput)");
+        app.add_option("--floor", o->floor,
+                       "[METRIC:]F: fail unless B's best run reaches F x A's best "
+                       "(default METRIC: output_throughput)");
         app.add_option("--max-spread", o->max_spread,
                        "[METRIC:]S: fail unless B's run-to-run spread (sd / mean) is under S; a tiebreak after "
                        "--floor");
         app.add_option("-o,--out", o->out, "write the comparison's HTML page here");
-        app.footer("\nFigures: output_throughput and request_throughput (higher is better); ttft_p50, ttft_p99, "
-                   "tpot_p50, tpot_p99 (lower is better).\nExit status: 0 no gate or check failed, 1 one did, "
-                   "2 can't tell (fewer than 3 completed runs an arm) or bad input.");
+        app.footer(
+            "\nFigures: output_throughput and request_throughput (higher is better); ttft_p50, ttft_p99, "
+            "tpot_p50, tpot_p99 (lower is better).\nExit status: 0 no gate or check failed, 1 one did, "
+            "2 can't tell (fewer than 3 completed runs an arm) or bad input.");
         return [o](const Common& common) { return run_compare(*o, common); };
     }}};
 

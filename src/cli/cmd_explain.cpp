@@ -38,57 +38,59 @@ struct Opts {
     std::vector<std::string> names;
 };
 
-const Registrar reg{Command{
-    .name = "explain",
-    .group = Group::learn,
-    .order = 1,
-    .summary = "what each tripwire catches, and how to check it",
-    .takes_engine = TakesEngine::yes,
-    .gives_verdicts = GivesVerdicts::no,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        app.add_option("ids", o->names, "codes or names, e.g. T1 falling-ceiling; default: all");
-        return [o](const Common& common) -> int {
-            std::vector<const Tripwire*> chosen;
-            std::vector<std::string> unknown;
-            if (o->names.empty())
-                for (const auto& t : tripwires()) chosen.push_back(&t);
-            for (const auto& name : o->names) {
-                if (const Tripwire* t = lookup_tripwire(name)) chosen.push_back(t);
-                else unknown.push_back(name);
-            }
-            if (!unknown.empty()) {
-                std::cerr << fmt::format("inferlint: unknown tripwire: {} (known: {})\n",
-                                         fmt::join(unknown, ", "), known_tripwires_text());
-                return 2;
-            }
-            if (common.json) {  // the catalog entries, for tools; --engine keeps that engine's note only
-                Json out = Json::array();
-                for (const Tripwire* t : chosen) {
-                    Json notes = Json::object();
-                    for (const Engine* e : all_engines())
-                        if (!t->note(e->id).empty() && (!common.engine || common.engine->id == e->id))
-                            notes[e->key] = std::string(t->note(e->id));
-                    out.push_back(Json{{"tripwire", t->id},
-                                       {"slug", t->slug},
-                                       {"name", t->name},
-                                       {"what", t->what},
-                                       {"why", t->why},
-                                       {"check", t->check},
-                                       {"command", t->command},
-                                       {"engines", std::move(notes)}});
-                }
-                std::cout << out.dump(2) << "\n";
-                return 0;
-            }
-            const std::size_t width = text_width();
-            std::string out;
-            for (const Tripwire* t : chosen) out += explain_text(*t, common.engine, width);
-            std::cout << out;
-            std::cout.flush();
-            return 0;
-        };
-    }}};
+const Registrar reg{
+    Command{.name = "explain",
+            .group = Group::learn,
+            .order = 1,
+            .summary = "what each tripwire catches, and how to check it",
+            .takes_engine = TakesEngine::yes,
+            .gives_verdicts = GivesVerdicts::no,
+            .setup = [](CLI::App& app) {
+                auto o = std::make_shared<Opts>();
+                app.add_option("ids", o->names, "codes or names, e.g. T1 falling-ceiling; default: all");
+                return [o](const Common& common) -> int {
+                    std::vector<const Tripwire*> chosen;
+                    std::vector<std::string> unknown;
+                    if (o->names.empty())
+                        for (const auto& t : tripwires()) chosen.push_back(&t);
+                    for (const auto& name : o->names) {
+                        if (const Tripwire* t = lookup_tripwire(name))
+                            chosen.push_back(t);
+                        else
+                            unknown.push_back(name);
+                    }
+                    if (!unknown.empty()) {
+                        std::cerr << fmt::format("inferlint: unknown tripwire: {} (known: {})\n",
+                                                 fmt::join(unknown, ", "), known_tripwires_text());
+                        return 2;
+                    }
+                    if (common.json) {  // the catalog entries, for tools; --engine keeps that engine's note only
+                        Json out = Json::array();
+                        for (const Tripwire* t : chosen) {
+                            Json notes = Json::object();
+                            for (const Engine* e : all_engines())
+                                if (!t->note(e->id).empty() && (!common.engine || common.engine->id == e->id))
+                                    notes[e->key] = std::string(t->note(e->id));
+                            out.push_back(Json{{"tripwire", t->id},
+                                               {"slug", t->slug},
+                                               {"name", t->name},
+                                               {"what", t->what},
+                                               {"why", t->why},
+                                               {"check", t->check},
+                                               {"command", t->command},
+                                               {"engines", std::move(notes)}});
+                        }
+                        std::cout << out.dump(2) << "\n";
+                        return 0;
+                    }
+                    const std::size_t width = text_width();
+                    std::string out;
+                    for (const Tripwire* t : chosen) out += explain_text(*t, common.engine, width);
+                    std::cout << out;
+                    std::cout.flush();
+                    return 0;
+                };
+            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::explain_cmd

@@ -59,17 +59,16 @@ int gpu_inspect(const Opts& o, const Common& common) {
     return emit({checks::check_gpu_clear_to_boot(run::wait_clear(used, live, o.wait, clock), q.gpus)}, common);
 }
 
-const Registrar reg{Command{
-    .name = "gpu-inspect",
-    .group = Group::gpu,
-    .order = 1,
-    .summary = "T2: which GPU this is, its memory, and whether it is free",
-    .takes_engine = TakesEngine::no,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        add_clear_card_options(app, o->wait);
-        return [o](const Common& common) -> int { return gpu_inspect(*o, common); };
-    }}};
+const Registrar reg{Command{.name = "gpu-inspect",
+                            .group = Group::gpu,
+                            .order = 1,
+                            .summary = "T2: which GPU this is, its memory, and whether it is free",
+                            .takes_engine = TakesEngine::no,
+                            .setup = [](CLI::App& app) {
+                                auto o = std::make_shared<Opts>();
+                                add_clear_card_options(app, o->wait);
+                                return [o](const Common& common) -> int { return gpu_inspect(*o, common); };
+                            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::gpu_inspect_cmd

@@ -39,22 +39,22 @@ int run_preemption(const Opts& o, const Common& common) {
     return emit(checks::check_load(ev).only({TripwireId::T1}), common);
 }
 
-const Registrar reg{Command{
-    .name = "preemption",
-    .group = Group::saved,
-    .order = 4,
-    .summary = "T1: did the server preempt between two snapshots?",
-    .takes_engine = TakesEngine::yes,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        app.add_option("before", o->before, "snapshot taken before the run");
-        app.add_option("after", o->after, "snapshot taken after the run");
-        app.add_option("--series", o->series, "recording of the run, for engines that count no preemptions");
-        app.add_option("--boot-log", o->boot_log,
-                       "the server's log, saved until after the run: TensorRT-LLM logs each pause there");
-        add_fleet_options(app, o->fleet);
-        return [o](const Common& common) { return run_preemption(*o, common); };
-    }}};
+const Registrar reg{
+    Command{.name = "preemption",
+            .group = Group::saved,
+            .order = 4,
+            .summary = "T1: did the server preempt between two snapshots?",
+            .takes_engine = TakesEngine::yes,
+            .setup = [](CLI::App& app) {
+                auto o = std::make_shared<Opts>();
+                app.add_option("before", o->before, "snapshot taken before the run");
+                app.add_option("after", o->after, "snapshot taken after the run");
+                app.add_option("--series", o->series, "recording of the run, for engines that count no preemptions");
+                app.add_option("--boot-log", o->boot_log,
+                               "the server's log, saved until after the run: TensorRT-LLM logs each pause there");
+                add_fleet_options(app, o->fleet);
+                return [o](const Common& common) { return run_preemption(*o, common); };
+            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::preemption_cmd

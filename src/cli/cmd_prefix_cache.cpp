@@ -33,7 +33,8 @@ bool snapshots_disagree(const Opts& o, const Snapshot& before, const Snapshot& a
 int run_prefix_cache(const Opts& o, const Common& common) {
     fleet_or_files(o.fleet, "prefix-cache", {{"before", &o.before}, {"after", &o.after}});
     if (o.fleet.wanted()) {
-        if (!o.boot_log.empty()) throw InputError("prefix-cache: --boot-log is one server's log; with --prometheus give none");
+        if (!o.boot_log.empty())
+            throw InputError("prefix-cache: --boot-log is one server's log; with --prometheus give none");
         return run_fleet(o.fleet, common, {TripwireId::T16}, [&](checks::RunEvidence& fleet) {
             if (o.unique_prompts) fleet.unique_prompts = "--unique-prompts";
         });
@@ -48,38 +49,38 @@ int run_prefix_cache(const Opts& o, const Common& common) {
     if (o.unique_prompts) ev.unique_prompts = "--unique-prompts";
     if (!o.boot_log.empty()) {
         const Engine* served = snapshot_engine({&*ev.before, &*ev.after});
-        auto start = run::read_boot_start(o.boot_log, o.boot_log, common.engine,
-                                          [&](const Engine* e, const std::string& what) {
-                                              if (other_engine(common, e, what)) return false;
-                                              if (!e || !served || e == served) return true;
-                                              std::cerr << fmt::format(
-                                                  "inferlint: the snapshots came from {}, but {} came from {}: "
-                                                  "give the log of the server the snapshots were taken from\n",
-                                                  served->name, what, e->name);
-                                              return false;
-                                          });
+        auto start =
+            run::read_boot_start(o.boot_log, o.boot_log, common.engine, [&](const Engine* e, const std::string& what) {
+                if (other_engine(common, e, what)) return false;
+                if (!e || !served || e == served) return true;
+                std::cerr << fmt::format(
+                    "inferlint: the snapshots came from {}, but {} came from {}: "
+                    "give the log of the server the snapshots were taken from\n",
+                    served->name, what, e->name);
+                return false;
+            });
         if (!start) return 2;
         ev.boots.push_back(std::move(*start));
     }
     return emit(checks::check_load(ev).only({TripwireId::T16}), common);
 }
 
-const Registrar reg{Command{
-    .name = "prefix-cache",
-    .group = Group::saved,
-    .order = 7,
-    .summary = "T16: how much of the prompt did the server's prefix cache serve?",
-    .takes_engine = TakesEngine::yes,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        app.add_option("before", o->before, "snapshot taken before the run");
-        app.add_option("after", o->after, "snapshot taken after the run");
-        app.add_flag("--unique-prompts", o->unique_prompts,
-                     "the load sent no prompt twice: a share above 10% fails instead of warning");
-        app.add_option("--boot-log", o->boot_log, "the server's log, which says whether prefix caching was on");
-        add_fleet_options(app, o->fleet);
-        return [o](const Common& common) { return run_prefix_cache(*o, common); };
-    }}};
+const Registrar reg{
+    Command{.name = "prefix-cache",
+            .group = Group::saved,
+            .order = 7,
+            .summary = "T16: how much of the prompt did the server's prefix cache serve?",
+            .takes_engine = TakesEngine::yes,
+            .setup = [](CLI::App& app) {
+                auto o = std::make_shared<Opts>();
+                app.add_option("before", o->before, "snapshot taken before the run");
+                app.add_option("after", o->after, "snapshot taken after the run");
+                app.add_flag("--unique-prompts", o->unique_prompts,
+                             "the load sent no prompt twice: a share above 10% fails instead of warning");
+                app.add_option("--boot-log", o->boot_log, "the server's log, which says whether prefix caching was on");
+                add_fleet_options(app, o->fleet);
+                return [o](const Common& common) { return run_prefix_cache(*o, common); };
+            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::prefix_cache_cmd

@@ -102,9 +102,10 @@ bool engines_agree(const std::vector<std::pair<const Engine*, std::string>>& fou
     if (!common.engine && engines_disagree(found)) return false;
     bool any_named = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first != nullptr; });
     if (!found.empty() && !any_named && !common.engine)
-        std::cerr << fmt::format("note: none of the inputs says which engine wrote it; read as vLLM's (--engine or "
-                                 "{} names it)\n",
-                                 kEngineEnvVar);
+        std::cerr << fmt::format(
+            "note: none of the inputs says which engine wrote it; read as vLLM's (--engine or "
+            "{} names it)\n",
+            kEngineEnvVar);
     return true;
 }
 
@@ -122,8 +123,9 @@ report::PageInfo page_info(const Opts& o, const Common& common) {
 // --prometheus: the fleet's verdicts, its page with the replica table and a chart per replica.
 int run_fleet_report(const Opts& o, const Common& common) {
     if (!o.run.empty() || !o.before.empty() || !o.after.empty() || !o.series.empty() || !o.boot_logs.empty())
-        throw InputError("report: with --prometheus the run is read from Prometheus: give -o and no run folder or "
-                         "snapshot, series or boot-log files (--run DIR takes a folder's window)");
+        throw InputError(
+            "report: with --prometheus the run is read from Prometheus: give -o and no run folder or "
+            "snapshot, series or boot-log files (--run DIR takes a folder's window)");
     if (o.out.empty()) throw InputError("report: with --prometheus, -o names the page to write");
     std::optional<BenchResult> bench;
     if (!o.bench_result.empty()) {
@@ -136,7 +138,7 @@ int run_fleet_report(const Opts& o, const Common& common) {
     auto in = read_fleet_input(o.fleet, common);
     if (!in) return 2;
     in->fleet.bench = bench;
-    in->fleet.requested = o.requested ? o.requested
+    in->fleet.requested = o.requested                       ? o.requested
                           : bench && bench->max_concurrency ? checks::Requested::of(*bench->max_concurrency)
                                                             : std::nullopt;
     if (o.unique_prompts) in->fleet.unique_prompts = "--unique-prompts";
@@ -151,8 +153,8 @@ int run_fleet_report(const Opts& o, const Common& common) {
     report::FleetPage fp = run::fleet_page(in->window, v, fleet_source_words(in->window),
                                            [&](std::vector<CheckResult> r) { return common.selected(std::move(r)); });
     checks::RunEvidence ev = in->fleet;
-    report::Report rep = report::build_report(std::move(ev), std::move(fleet), in->fleet_series, std::nullopt,
-                                              std::move(page));
+    report::Report rep =
+        report::build_report(std::move(ev), std::move(fleet), in->fleet_series, std::nullopt, std::move(page));
     rep.fleet = std::move(fp);
     util::write_file(o.out, report::render_report_html(rep));
     emit_fleet(*in, v, common, {}, fmt::format("{} -> {}\n", counts_summary(rep.results), o.out));
@@ -184,8 +186,12 @@ int run_report(Opts o, const Common& common) {
     if (live && !bench_named) o.bench_result = live->bench_result ? (*run / *live->bench_result).string() : "";
     fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
 
-    run::JudgeInput in{.files = file_set(o, load_log), .named = common.engine, .accept = refuse_other_engine(common),
-                       .requested = o.requested, .unique_prompts = std::nullopt, .live = std::move(live)};
+    run::JudgeInput in{.files = file_set(o, load_log),
+                       .named = common.engine,
+                       .accept = refuse_other_engine(common),
+                       .requested = o.requested,
+                       .unique_prompts = std::nullopt,
+                       .live = std::move(live)};
     if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
     if (run) in.files.gpu = run::gpu_recording_in(*run);
     checks::RunVerdicts verdicts;

@@ -34,8 +34,8 @@ int run_series(const Opts& o, const Common& common) {
     note_unknown(common, found, o.series);
     if (s.skipped_lines > 0) {
         std::cerr << fmt::format("note: {}: skipped {} line{} that {} not JSON (first: line {})\n", o.series,
-                                 s.skipped_lines, s.skipped_lines == 1 ? "" : "s",
-                                 s.skipped_lines == 1 ? "is" : "are", s.first_skipped_lineno);
+                                 s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.skipped_lines == 1 ? "is" : "are",
+                                 s.first_skipped_lineno);
     }
     checks::RunEvidence ev;
     ev.named_engine = common.engine;
@@ -54,21 +54,21 @@ int run_series(const Opts& o, const Common& common) {
     return emit(checks::check_load(ev).only({TripwireId::T14, TripwireId::T9, TripwireId::T8}), common);
 }
 
-const Registrar reg{Command{
-    .name = "series",
-    .group = Group::saved,
-    .order = 6,
-    .summary = "T8 T9 T14: concurrency reached, ceiling, block count from a recording",
-    .takes_engine = TakesEngine::yes,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        app.add_option("series", o->series, "gauge recording of the run (inferlint.series/1)");
-        app.add_option("--snapshot", o->snapshot, "a snapshot from the same boot (for T14)");
-        add_requested_option(app, o->requested, "client concurrency (for T8)");
-        app.add_option("--boot-log", o->boot_log, "boot log, to set the boot line's claim beside T8");
-        add_fleet_options(app, o->fleet);
-        return [o](const Common& common) { return run_series(*o, common); };
-    }}};
+const Registrar reg{Command{.name = "series",
+                            .group = Group::saved,
+                            .order = 6,
+                            .summary = "T8 T9 T14: concurrency reached, ceiling, block count from a recording",
+                            .takes_engine = TakesEngine::yes,
+                            .setup = [](CLI::App& app) {
+                                auto o = std::make_shared<Opts>();
+                                app.add_option("series", o->series, "gauge recording of the run (inferlint.series/1)");
+                                app.add_option("--snapshot", o->snapshot, "a snapshot from the same boot (for T14)");
+                                add_requested_option(app, o->requested, "client concurrency (for T8)");
+                                app.add_option("--boot-log", o->boot_log,
+                                               "boot log, to set the boot line's claim beside T8");
+                                add_fleet_options(app, o->fleet);
+                                return [o](const Common& common) { return run_series(*o, common); };
+                            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::series_cmd

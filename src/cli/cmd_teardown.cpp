@@ -79,9 +79,10 @@ int teardown(const Opts& o, const Common& common) {
     if (o.dry_run) return 0;
     // A synthetic tree's pids name real processes on this machine: never signal from one.
     if (!run::proc_root_is_real(root))
-        throw InputError(fmt::format("{}={}: a process tree for reading only; teardown signals only from /proc "
-                                     "(use --dry-run)",
-                                     run::kProcRootEnvVar, root.string()));
+        throw InputError(
+            fmt::format("{}={}: a process tree for reading only; teardown signals only from /proc "
+                        "(use --dry-run)",
+                        run::kProcRootEnvVar, root.string()));
 
     const std::string exe = run::nvidia_smi_path();
     const auto runner = run::system_runner();
@@ -92,27 +93,24 @@ int teardown(const Opts& o, const Common& common) {
     run::SteadyClock clock;
     auto outcome = run::teardown([&] { return procfs::list_processes(root); }, send,
                                  [&] { return run::read_gpu_used_mib(runner, exe); },
-                                 {.wait = o.wait, .engine = only,
-                                  .self_pid = self},
-                                 clock);
+                                 {.wait = o.wait, .engine = only, .self_pid = self}, clock);
     for (const auto& line : refused) std::cerr << "inferlint: could not signal " << line << "\n";
     std::vector<int> signalled;
     for (const auto& p : outcome.targets) signalled.push_back(p.pid);
     return emit({checks::check_gpu_clear_after_teardown(outcome.clear, signalled)}, common);
 }
 
-const Registrar reg{Command{
-    .name = "teardown",
-    .group = Group::gpu,
-    .order = 2,
-    .summary = "T2: stop inference servers and wait for a free card",
-    .takes_engine = TakesEngine::yes,
-    .setup = [](CLI::App& app) {
-        auto o = std::make_shared<Opts>();
-        add_clear_card_options(app, o->wait);
-        app.add_flag("--dry-run", o->dry_run, "list targets, signal nothing");
-        return [o](const Common& common) -> int { return teardown(*o, common); };
-    }}};
+const Registrar reg{Command{.name = "teardown",
+                            .group = Group::gpu,
+                            .order = 2,
+                            .summary = "T2: stop inference servers and wait for a free card",
+                            .takes_engine = TakesEngine::yes,
+                            .setup = [](CLI::App& app) {
+                                auto o = std::make_shared<Opts>();
+                                add_clear_card_options(app, o->wait);
+                                app.add_flag("--dry-run", o->dry_run, "list targets, signal nothing");
+                                return [o](const Common& common) -> int { return teardown(*o, common); };
+                            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::teardown_cmd

@@ -37,8 +37,8 @@ void note_line(const std::string& line) { std::cerr << line << "\n"; }
 
 // The servers' first readings, before any file is made: one that cannot be read, serves
 // no engine's metrics or another engine than --engine is refused here (exit 2).
-std::optional<std::vector<const Engine*>> first_readings(const std::vector<std::string>& urls,
-                                                         const Common& common, Scrapers& scrapers) {
+std::optional<std::vector<const Engine*>> first_readings(const std::vector<std::string>& urls, const Common& common,
+                                                         Scrapers& scrapers) {
     std::vector<const Engine*> engines;
     for (const std::string& url : urls) {
         auto& scraper = scrapers[url];
@@ -106,8 +106,7 @@ int watch_several(const Opts& o, const std::vector<std::string>& urls, const Com
     run::WatchOptions opts{.interval_s = o.interval_s, .duration_s = o.duration_s};
     // Each server's thread reads only its own scraper; the map is not changed from here on.
     auto scrape = [&scrapers](const std::string& u) { return scrapers.at(u)->scrape(u); };
-    std::vector<run::WatchReport> reports =
-        run::watch_all(targets, opts, util::signal_caught(), scrape, note_line);
+    std::vector<run::WatchReport> reports = run::watch_all(targets, opts, util::signal_caught(), scrape, note_line);
     std::string failed;
     for (std::size_t i = 0; i < urls.size(); ++i) {
         files[i]->close();

@@ -74,15 +74,17 @@ void set_servers(xray::Plan& plan, const Opts& o) {
         return;
     }
     if (!o.serve.empty() && o.serve.size() != n)
-        throw InputError(fmt::format("xray: {} --serve and {} --url: give --serve once per replica, and --url once "
-                                     "per --serve or not at all",
-                                     o.serve.size(), o.url.size()));
+        throw InputError(
+            fmt::format("xray: {} --serve and {} --url: give --serve once per replica, and --url once "
+                        "per --serve or not at all",
+                        o.serve.size(), o.url.size()));
     if (!o.serve.empty() && !o.boot_log.empty())
         throw InputError("xray: --boot-log is for servers already running; each --serve writes its own");
     if (!o.boot_log.empty() && o.boot_log.size() != n)
-        throw InputError(fmt::format("xray: {} --url and {} --boot-log: give --boot-log once per --url (in the same "
-                                     "order), or not at all",
-                                     n, o.boot_log.size()));
+        throw InputError(
+            fmt::format("xray: {} --url and {} --boot-log: give --boot-log once per --url (in the same "
+                        "order), or not at all",
+                        n, o.boot_log.size()));
     for (std::size_t i = 0; i < n; ++i) {
         xray::ReplicaPlan r;
         if (i < o.url.size()) r.url = o.url[i];

@@ -19,12 +19,14 @@ void add_fleet_options(CLI::App& app, FleetOptions& o) {
                    "read the run's window from this Prometheus (or Thanos, Mimir, VictoriaMetrics) instead of files: "
                    "every replica --match names, and the fleet")
         ->group(g);
-    app.add_option("--match", o.match, "with --prometheus: the label selector, e.g. '{job=\"vllm\",namespace=\"bench\"}'")
+    app.add_option("--match", o.match,
+                   "with --prometheus: the label selector, e.g. '{job=\"vllm\",namespace=\"bench\"}'")
         ->group(g);
     app.add_option("--start", o.start, "with --prometheus: the window's start, Unix seconds or RFC 3339")->group(g);
     app.add_option("--end", o.end, "with --prometheus: the window's end, Unix seconds or RFC 3339")->group(g);
     app.add_option("--run", o.run,
-                   "with --prometheus: take the window from this xray run folder (its before and after snapshots; for a fleet, its replicas' earliest and latest)")
+                   "with --prometheus: take the window from this xray run folder (its before and after snapshots; for "
+                   "a fleet, its replicas' earliest and latest)")
         ->group(g);
     app.add_option("--step", o.step,
                    "with --prometheus: seconds between the gauges' samples (default: the targets' scrape interval)")
@@ -39,13 +41,12 @@ void fleet_or_files(const FleetOptions& o, const std::string& command,
                     const std::vector<std::pair<std::string, const std::string*>>& files) {
     if (o.wanted()) {
         for (const auto& [name, value] : files)
-            if (!value->empty())
-                throw InputError(fmt::format("{}: give {} or --prometheus, not both", command, name));
+            if (!value->empty()) throw InputError(fmt::format("{}: give {} or --prometheus, not both", command, name));
         return;
     }
-    for (const auto& [opt, value] : {std::pair{"--match", &o.match}, std::pair{"--start", &o.start},
-                                     std::pair{"--end", &o.end}, std::pair{"--run", &o.run},
-                                     std::pair{"--step", &o.step}})
+    for (const auto& [opt, value] :
+         {std::pair{"--match", &o.match}, std::pair{"--start", &o.start}, std::pair{"--end", &o.end},
+          std::pair{"--run", &o.run}, std::pair{"--step", &o.step}})
         if (!value->empty()) throw InputError(fmt::format("{}: {} goes with --prometheus", command, opt));
     for (const auto& [name, value] : files)
         if (value->empty()) throw InputError(fmt::format("{} is required (see 'inferlint --help')", name));
@@ -75,8 +76,8 @@ run::PromWindow window_of(const FleetOptions& o) {
             }
             const Snapshot before = load_snapshot(*files.before), after = load_snapshot(*files.after);
             if (!std::isfinite(before.t_wall) || !std::isfinite(after.t_wall))
-                throw InputError(fmt::format("{}: its snapshots carry no clock to take the window from",
-                                             folder.string()));
+                throw InputError(
+                    fmt::format("{}: its snapshots carry no clock to take the window from", folder.string()));
             w.start = std::min(w.start, before.t_wall);
             w.end = std::max(w.end, after.t_wall);
         }

@@ -13,9 +13,12 @@ namespace {
 std::string roff(std::string_view text) {
     std::string out;
     for (char c : text) {
-        if (c == '\\') out += "\\e";
-        else if (c == '-') out += "\\-";
-        else out += c;
+        if (c == '\\')
+            out += "\\e";
+        else if (c == '-')
+            out += "\\-";
+        else
+            out += c;
     }
     std::string lines;
     std::size_t start = 0;
@@ -71,13 +74,15 @@ std::string man_page(const CLI::App& app, const std::vector<CliCommand>& command
     out += ".SH NAME\ninferlint \\- check an inference server's benchmark run for silent problems\n";
     out += ".SH SYNOPSIS\n.B inferlint\n.I command\n.RI [ options ]\n.br\n.B inferlint \\-\\-help\n";
     out += fmt::format(".SH DESCRIPTION\n{}\n.PP\n", roff(app.get_description()));
-    out += "Every command that gives verdicts prints one line per tripwire and exits 0, 1 or 2. "
-           "\\fB\\-\\-format\\fR junit, github or markdown writes what CI systems read; "
-           "\\fB\\-\\-output\\-file\\fR sends it to a file while the terminal keeps the text.\n";
+    out +=
+        "Every command that gives verdicts prints one line per tripwire and exits 0, 1 or 2. "
+        "\\fB\\-\\-format\\fR junit, github or markdown writes what CI systems read; "
+        "\\fB\\-\\-output\\-file\\fR sends it to a file while the terminal keeps the text.\n";
     out += man_commands(commands);
     out += man_tripwires();
     out +=
-        ".SH ENVIRONMENT\n.TP\n.B INFERLINT_ENGINE\nThe serving engine (vllm, sglang, trtllm) when no \\fB\\-\\-engine\\fR "
+        ".SH ENVIRONMENT\n.TP\n.B INFERLINT_ENGINE\nThe serving engine (vllm, sglang, trtllm) when no "
+        "\\fB\\-\\-engine\\fR "
         "is given.\n.TP\n.B INFERLINT_TRIPWIRES\nThe tripwires to report when no \\fB\\-\\-tripwires\\fR is given.\n"
         ".TP\n.B NO_COLOR\nWhen set and not empty, \\fB\\-\\-color auto\\fR gives no colour.\n.TP\n.B TERM\n"
         "\\fBdumb\\fR: no colour with \\fB\\-\\-color auto\\fR.\n";

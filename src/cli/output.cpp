@@ -17,11 +17,16 @@ constexpr const char* kColourReset = "\033[0m";
 
 std::string_view colour_of(Status s) {
     switch (s) {
-        case Status::fail: return "\033[1;31m";
-        case Status::warn: return "\033[33m";
-        case Status::pass: return "\033[32m";
-        case Status::unknown: return "\033[35m";
-        case Status::not_applicable: return "";
+        case Status::fail:
+            return "\033[1;31m";
+        case Status::warn:
+            return "\033[33m";
+        case Status::pass:
+            return "\033[32m";
+        case Status::unknown:
+            return "\033[35m";
+        case Status::not_applicable:
+            return "";
     }
     return "";
 }
@@ -30,11 +35,16 @@ std::string_view colour_of(Status s) {
 
 std::string rendered(report::Format format, const Shown& shown) {
     switch (format) {
-        case report::Format::text: return shown.text;
-        case report::Format::json: return shown.json + "\n";
-        case report::Format::junit: return report::render_junit(shown.verdicts);
-        case report::Format::github: return report::render_github(shown.verdicts);
-        case report::Format::markdown: return report::render_markdown(shown.verdicts);
+        case report::Format::text:
+            return shown.text;
+        case report::Format::json:
+            return shown.json + "\n";
+        case report::Format::junit:
+            return report::render_junit(shown.verdicts);
+        case report::Format::github:
+            return report::render_github(shown.verdicts);
+        case report::Format::markdown:
+            return report::render_markdown(shown.verdicts);
     }
     return shown.text;
 }

@@ -24,11 +24,9 @@ constexpr long long kMaxDenominator = 1LL << 20;
 }  // namespace
 
 std::string BlockInference::reason() const {
-    if (!blocks)
-        return fmt::format("the readings are not whole multiples of 1/N for any N up to {}", kMaxBlocks);
+    if (!blocks) return fmt::format("the readings are not whole multiples of 1/N for any N up to {}", kMaxBlocks);
     if (!trusted)
-        return fmt::format("only {} distinct readings; a divisor of the true count could fit by chance",
-                           distinct);
+        return fmt::format("only {} distinct readings; a divisor of the true count could fit by chance", distinct);
     return "ok";
 }
 

@@ -10,7 +10,8 @@ namespace inferlint::stats {
 
 std::uint64_t Rng::below(std::uint64_t n) {
     // The largest multiple of n that fits; draws at or above it are thrown back.
-    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
+    const std::uint64_t limit =
+        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
     for (;;) {
         std::uint64_t x = engine_();
         if (x < limit) return x % n;
@@ -143,7 +144,8 @@ Difference relative_difference(std::span<const double> a, std::span<const double
     } else if (a.size() < 2 || b.size() < 2) {
         d.problem = "an interval needs at least 2 runs per arm";
     } else {
-        d.interval = o.kind == IntervalKind::studentized ? bootstrap_studentized(a, b, o) : bootstrap_percentile(a, b, o);
+        d.interval =
+            o.kind == IntervalKind::studentized ? bootstrap_studentized(a, b, o) : bootstrap_percentile(a, b, o);
         // Figures that cannot be negative (every one a run gives) cannot fall by more than
         // all of A; the studentized interval knows nothing of that bound.
         auto non_negative = [](std::span<const double> v) {

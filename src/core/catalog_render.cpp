@@ -13,7 +13,8 @@ namespace {
 // A shell word as a reader would type it: quoted only when it needs to be.
 std::string shell_word(std::string_view arg) {
     bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./-=:+,").find(c) != std::string_view::npos;
+        return std::isalnum(static_cast<unsigned char>(c)) ||
+               std::string_view("_./-=:+,").find(c) != std::string_view::npos;
     });
     if (plain) return std::string(arg);
     std::string q = "'";
@@ -26,8 +27,10 @@ std::string anchor(std::string_view title) {
     std::string out;
     for (char c : title) {
         auto u = static_cast<unsigned char>(c);
-        if (std::isalnum(u) || c == '-' || c == '_') out += static_cast<char>(std::tolower(u));
-        else if (c == ' ') out += '-';
+        if (std::isalnum(u) || c == '-' || c == '_')
+            out += static_cast<char>(std::tolower(u));
+        else if (c == ' ')
+            out += '-';
     }
     return out;
 }
@@ -137,10 +140,11 @@ std::string render_tripwires_markdown() {
         "| code | name | symptom | checked by | verified |\n"
         "|---|---|---|---|---|\n";
     for (const auto& t : all)
-        md += fmt::format("| {} | [{}](#{}) | {} | `{}` | {} |\n", t.id, t.slug, anchor(heading(t)),
-                          table_cell(t.trap), table_cell(t.command), table_cell(t.verified));
-    md += "\nEvery command is `inferlint <command>`; `inferlint xray` runs every check that applies around "
-          "one benchmark run, and `inferlint report` runs them again on its saved files.\n";
+        md += fmt::format("| {} | [{}](#{}) | {} | `{}` | {} |\n", t.id, t.slug, anchor(heading(t)), table_cell(t.trap),
+                          table_cell(t.command), table_cell(t.verified));
+    md +=
+        "\nEvery command is `inferlint <command>`; `inferlint xray` runs every check that applies around "
+        "one benchmark run, and `inferlint report` runs them again on its saved files.\n";
     for (const auto& t : all) {
         md += fmt::format("\n## {}\n\n", heading(t));
         md += fmt::format("Name: `{}`.\n\n", t.slug);

@@ -35,8 +35,7 @@ std::vector<Tripwire> reference_tripwires() {
         .examples = {Ex{{"preemption", "vllm-0.28/metrics/preempted_before.prom",
                          "vllm-0.28/metrics/preempted_after.prom"},
                         {"[ T1] TRIPWIRE-FAILED  60 preemptions during the run"}},
-                     Ex{{"preemption", "vllm-0.28/metrics/restart_before.prom",
-                         "vllm-0.28/metrics/restart_after.prom"},
+                     Ex{{"preemption", "vllm-0.28/metrics/restart_before.prom", "vllm-0.28/metrics/restart_after.prom"},
                         {"[ T1] TRIPWIRE-FAILED  server restarted between snapshots (41 *_created stamps "
                          "moved, e.g. vllm:e2e_request_latency_seconds_created: 1788682378.731 -> "
                          "1788685130.504)"}}},
@@ -272,11 +271,11 @@ std::vector<Tripwire> reference_tripwires() {
                  "reading of exactly 1/8 cannot floor to 7 through rounding.",
         .command = "inferlint series run.series.jsonl",
         .needs = "need a recording",
-        .examples = {Ex{{"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot",
-                         "vllm-0.28/series/blocks_snapshot.prom"},
-                        {"[ T9] WARN  ceiling moved between 7 and 8 as requests grew (one request held 11.4% "
-                         "to 14.0% of the cache); concurrency was not a constant of this run"},
-                        Ex::Output::excerpt}},
+        .examples = {Ex{
+            {"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot", "vllm-0.28/series/blocks_snapshot.prom"},
+            {"[ T9] WARN  ceiling moved between 7 and 8 as requests grew (one request held 11.4% "
+             "to 14.0% of the cache); concurrency was not a constant of this run"},
+            Ex::Output::excerpt}},
         .measured = "The 32-request run (1,000 output tokens each, 784-token blocks) on vLLM 0.28 had 42 "
                     "usable blocks: a fresh request held 4 and 10 fit; requests grew to 6 blocks each on "
                     "average and the ceiling fell to 7. On 0.29 it fell from 10 to 5; on 0.30, with 47 usable "
@@ -410,10 +409,10 @@ std::vector<Tripwire> reference_tripwires() {
                  "turns it red.",
         .command = "inferlint series run.series.jsonl --snapshot after.json",
         .needs = "need a recording and an after reading",
-        .examples = {Ex{{"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot",
-                         "vllm-0.28/series/blocks_snapshot.prom"},
-                        {"[T14] PASS  gauge denominator is 44 = num_gpu_blocks (45) - 1 null block"},
-                        Ex::Output::excerpt}},
+        .examples = {Ex{
+            {"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot", "vllm-0.28/series/blocks_snapshot.prom"},
+            {"[T14] PASS  gauge denominator is 44 = num_gpu_blocks (45) - 1 null block"},
+            Ex::Output::excerpt}},
         .measured = "42 of 43 blocks on vLLM 0.28 and 0.29, 47 of 48 on 0.30. On a pool of 45 large blocks "
                     "the null block is 2.2% of the advertised capacity.",
         .verified = "live 0.28 / 0.29 / 0.30 (vLLM only)",

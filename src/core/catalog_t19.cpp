@@ -10,26 +10,30 @@ Tripwire gpu_shared() {
         .slug = "gpu-shared",
         .name = "Another tenant on the GPU",
         .trap = "another process took GPU memory while the server was measured",
-        .what = "A GPU is shared by whatever runs on the host: a watchdog that restores a service when the "
-                "queue is idle, a notebook, a second server. A tenant that arrives during the run takes "
-                "memory and compute the server was sized and measured without.",
-        .why = "A watchdog revived a 50 GB service onto the GPU under test; the control server got about a "
-               "tenth of its KV capacity (89,536 against 919,232 tokens), which would have read as "
-               "speculative decoding being 10x faster.",
-        .check = "xray reads, every 5 s during the load and once at its end, the memory used on each GPU "
-                 "(`nvidia-smi --query-gpu=index,uuid,memory.used`) and the compute processes "
-                 "(`--query-compute-apps=pid,process_name,used_memory,gpu_uuid`), with the server's process "
-                 "tree, into gpu.jsonl. Fails when a process outside the server's tree (its own pids and "
-                 "those the boot log names) holds memory on the server's GPUs, naming it (pid, name, MiB), "
-                 "or when the memory used outside the server grows by more than 1,024 MiB. Fewer than two "
-                 "readings (nvidia-smi missing, hanging or printing garbage) is Can't tell. The server's "
-                 "GPUs are those its processes hold memory on; when nvidia-smi shows none of them (a "
-                 "container), every GPU read.",
+        .what =
+            "A GPU is shared by whatever runs on the host: a watchdog that restores a service when the "
+            "queue is idle, a notebook, a second server. A tenant that arrives during the run takes "
+            "memory and compute the server was sized and measured without.",
+        .why =
+            "A watchdog revived a 50 GB service onto the GPU under test; the control server got about a "
+            "tenth of its KV capacity (89,536 against 919,232 tokens), which would have read as "
+            "speculative decoding being 10x faster.",
+        .check =
+            "xray reads, every 5 s during the load and once at its end, the memory used on each GPU "
+            "(`nvidia-smi --query-gpu=index,uuid,memory.used`) and the compute processes "
+            "(`--query-compute-apps=pid,process_name,used_memory,gpu_uuid`), with the server's process "
+            "tree, into gpu.jsonl. Fails when a process outside the server's tree (its own pids and "
+            "those the boot log names) holds memory on the server's GPUs, naming it (pid, name, MiB), "
+            "or when the memory used outside the server grows by more than 1,024 MiB. Fewer than two "
+            "readings (nvidia-smi missing, hanging or printing garbage) is Can't tell. The server's "
+            "GPUs are those its processes hold memory on; when nvidia-smi shows none of them (a "
+            "container), every GPU read.",
         .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
         .needs = "need xray's GPU recording",
         .examples = {},
-        .measured = "The simulator's nvidia-smi with a tenant that appears mid-run (INFERLINT_SIM_GPU_TENANT): "
-                    "the tenant named with its pid and MiB; without it, a pass.",
+        .measured =
+            "The simulator's nvidia-smi with a tenant that appears mid-run (INFERLINT_SIM_GPU_TENANT): "
+            "the tenant named with its pid and MiB; without it, a pass.",
         .verified = "the simulator end to end with the tenant on and off; recordings cut and garbled",
         .notes = {"",
                   "the same readings: its scheduler processes (one per tensor-parallel rank) are children of "

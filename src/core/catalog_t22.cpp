@@ -24,26 +24,30 @@ Tripwire known_engine_bug() {
         .name = "A known engine bug for this version and setting",
         .trap = "the engine's version and settings hit a bug that changes the replies or the limits",
         .what = what,
-        .why = "A benchmark of such a start measures the bug: speculative decoding that changes up to a fifth "
-               "of the replies looks like a free speed-up, and a running limit lowered to one request looks "
-               "like an engine that cannot batch.",
-        .check = "Reads each start's engine, version and settings from its boot log (speculative-decoding "
-                 "method, whether the model is hybrid, the prefix cache, the model runner) and matches them "
-                 "against the known-bug table. A match warns with the bug's effect and what to do; a start no "
-                 "row can match passes; a row that could match when the version or one of its settings is not "
-                 "in the log is Can't tell. Runs at boot, before any load is sent, in check-log, report and "
-                 "xray. Adding a bug is adding a row to src/core/known_bugs.cpp.",
+        .why =
+            "A benchmark of such a start measures the bug: speculative decoding that changes up to a fifth "
+            "of the replies looks like a free speed-up, and a running limit lowered to one request looks "
+            "like an engine that cannot batch.",
+        .check =
+            "Reads each start's engine, version and settings from its boot log (speculative-decoding "
+            "method, whether the model is hybrid, the prefix cache, the model runner) and matches them "
+            "against the known-bug table. A match warns with the bug's effect and what to do; a start no "
+            "row can match passes; a row that could match when the version or one of its settings is not "
+            "in the log is Can't tell. Runs at boot, before any load is sent, in check-log, report and "
+            "xray. Adding a bug is adding a row to src/core/known_bugs.cpp.",
         .command = "inferlint check-log boot.log",
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "sglang-0.5/qwen3-8b/boot.log"},
                         {"[T22] PASS  no known bug for SGLang in this configuration"},
                         Ex::Output::excerpt}},
-        .measured = "Field notes: MTP on a hybrid model before vLLM 0.30 changed 29 of 385 replies (up to 11.9 "
-                    "accuracy points); n-gram before 0.32.0 changed 79-80 of 385 (18.2 points); SGLang 0.5.20 "
-                    "with a hybrid model and its prefix cache ran one request at a time.",
+        .measured =
+            "Field notes: MTP on a hybrid model before vLLM 0.30 changed 29 of 385 replies (up to 11.9 "
+            "accuracy points); n-gram before 0.32.0 changed 79-80 of 385 (18.2 points); SGLang 0.5.20 "
+            "with a hybrid model and its prefix cache ran one request at a time.",
         .verified = "recorded vLLM 0.28-0.30 and SGLang 0.5.20 starts, and the same logs with one setting changed",
-        .notes = {"", "the version is not in SGLang's log; it comes from the server over HTTP (xray) or is "
-                      "Can't tell where a row could match.",
+        .notes = {"",
+                  "the version is not in SGLang's log; it comes from the server over HTTP (xray) or is "
+                  "Can't tell where a row could match.",
                   "no known bug in the table yet."},
     };
 }

@@ -130,9 +130,18 @@ Engine make_trtllm() {
 
 }  // namespace
 
-const Engine& vllm() { static const Engine e = make_vllm(); return e; }
-const Engine& sglang() { static const Engine e = make_sglang(); return e; }
-const Engine& trtllm() { static const Engine e = make_trtllm(); return e; }
+const Engine& vllm() {
+    static const Engine e = make_vllm();
+    return e;
+}
+const Engine& sglang() {
+    static const Engine e = make_sglang();
+    return e;
+}
+const Engine& trtllm() {
+    static const Engine e = make_trtllm();
+    return e;
+}
 
 const std::vector<const Engine*>& all_engines() {
     static const std::vector<const Engine*> all{&vllm(), &sglang(), &trtllm()};
@@ -141,9 +150,12 @@ const std::vector<const Engine*>& all_engines() {
 
 const Engine& engine(EngineId id) {
     switch (id) {
-        case EngineId::vllm: return vllm();
-        case EngineId::sglang: return sglang();
-        case EngineId::trtllm: return trtllm();
+        case EngineId::vllm:
+            return vllm();
+        case EngineId::sglang:
+            return sglang();
+        case EngineId::trtllm:
+            return trtllm();
     }
     return vllm();
 }
@@ -228,8 +240,8 @@ const Engine* from_command(const std::vector<std::string>& argv) {
             if (name == "sglang") return &sglang();
         }
         if (argv[i] == "-m") {
-            for (auto [module, e] : {std::pair{"vllm", &vllm()}, std::pair{"sglang", &sglang()},
-                                     std::pair{"tensorrt_llm", &trtllm()}}) {
+            for (auto [module, e] :
+                 {std::pair{"vllm", &vllm()}, std::pair{"sglang", &sglang()}, std::pair{"tensorrt_llm", &trtllm()}}) {
                 std::string m = module;
                 if (next == m || next.starts_with(m + ".")) return e;
             }
@@ -264,7 +276,6 @@ bool engine_mark_in(std::string_view text, std::string_view s) { return text.fin
 bool engine_any_end(std::string_view, std::size_t) { return true; }
 bool engine_word_end(std::string_view t, std::size_t e) { return e == t.size() || !engine_word_char(t[e]); }
 bool engine_dot_or_slash(std::string_view t, std::size_t e) { return e < t.size() && (t[e] == '.' || t[e] == '/'); }
-
 
 // SGLang's scheduler prefix "[2026-01-23 09:10:36 TP0] " (sglang/srt/utils: the rank is
 // appended to the time stamp), at the start of a line.
@@ -315,13 +326,15 @@ std::size_t after_wrappers(std::string_view t, std::size_t p) {
 // The engine whose start-up lines or log prefix the text's lines carry.
 const Engine* from_log_lines(std::string_view head) {
     // Lines only one engine prints (as of vLLM 0.31, SGLang 0.5.2x, TensorRT-LLM 1.1-1.3).
-    for (std::string_view m : {"[TRT-LLM] [", "[TRT-LLM AUTO-DEPLOY]", "TensorRT-LLM version:", "TensorRT LLM version:"})
+    for (std::string_view m :
+         {"[TRT-LLM] [", "[TRT-LLM AUTO-DEPLOY]", "TensorRT-LLM version:", "TensorRT LLM version:"})
         if (engine_mark_in(head, m)) return &trtllm();
-    for (std::string_view m : {"KV Cache is allocated.", "Load weight end.", "Memory pool end.", "DSV4 memory calculation",
-                               "The server is fired up and ready to roll", "max_total_num_tokens="})
+    for (std::string_view m :
+         {"KV Cache is allocated.", "Load weight end.", "Memory pool end.", "DSV4 memory calculation",
+          "The server is fired up and ready to roll", "max_total_num_tokens="})
         if (engine_mark_in(head, m)) return &sglang();
-    for (std::string_view m : {"GPU KV cache size:", "XPU KV cache size:", "Maximum concurrency for", "Model loading took",
-                               "CUDA graph pool memory:"})
+    for (std::string_view m : {"GPU KV cache size:", "XPU KV cache size:", "Maximum concurrency for",
+                               "Model loading took", "CUDA graph pool memory:"})
         if (engine_mark_in(head, m)) return &vllm();
     std::size_t sglang_lines = 0, vllm_lines = 0;
     for (std::size_t p = 0; p < head.size();) {
@@ -335,8 +348,10 @@ const Engine* from_log_lines(std::string_view head) {
                 (nl == std::string_view::npos || close < nl))
                 at = close + 2;
         }
-        if (sglang_rank_prefix_at(head, at)) ++sglang_lines;
-        else if (vllm_logger_prefix_at(head, at)) ++vllm_lines;
+        if (sglang_rank_prefix_at(head, at))
+            ++sglang_lines;
+        else if (vllm_logger_prefix_at(head, at))
+            ++vllm_lines;
         const auto nl = head.find('\n', p);
         if (nl == std::string_view::npos) break;
         p = nl + 1;

@@ -65,8 +65,10 @@ int compare_versions(std::string_view a, std::string_view b) {
             n = n * 10 + (s.front() - '0');
             s.remove_prefix(1);
         }
-        if (!s.empty() && s.front() == '.') s.remove_prefix(1);
-        else s = {};  // "0.19dev": the numbers end here
+        if (!s.empty() && s.front() == '.')
+            s.remove_prefix(1);
+        else
+            s = {};  // "0.19dev": the numbers end here
         return n;
     };
     if (!a.empty() && (a.front() == 'v' || a.front() == 'V')) a.remove_prefix(1);

@@ -8,22 +8,32 @@ namespace inferlint {
 
 std::string_view status_value(Status s) {
     switch (s) {
-        case Status::pass: return "pass";
-        case Status::warn: return "warn";
-        case Status::fail: return "fail";
-        case Status::unknown: return "unknown";
-        case Status::not_applicable: return "not_applicable";
+        case Status::pass:
+            return "pass";
+        case Status::warn:
+            return "warn";
+        case Status::fail:
+            return "fail";
+        case Status::unknown:
+            return "unknown";
+        case Status::not_applicable:
+            return "not_applicable";
     }
     return "unknown";
 }
 
 std::string_view status_label(Status s) {
     switch (s) {
-        case Status::pass: return "PASS";
-        case Status::warn: return "WARN";
-        case Status::fail: return "TRIPWIRE-FAILED";
-        case Status::unknown: return "????";
-        case Status::not_applicable: return "N/A";
+        case Status::pass:
+            return "PASS";
+        case Status::warn:
+            return "WARN";
+        case Status::fail:
+            return "TRIPWIRE-FAILED";
+        case Status::unknown:
+            return "????";
+        case Status::not_applicable:
+            return "N/A";
     }
     return "????";
 }

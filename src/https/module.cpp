@@ -88,16 +88,21 @@ private:
 inferlint_https_failure failure_of(httplib::Error err, long verify_result, inferlint_https_answer* a) {
     using httplib::Error;
     switch (err) {
-    case Error::Connection:
-    case Error::ConnectionTimeout: return INFERLINT_HTTPS_CONNECT;
-    case Error::SSLConnection: return INFERLINT_HTTPS_HANDSHAKE;
-    case Error::SSLServerVerification:
-        if (verify_result == X509_V_OK) return INFERLINT_HTTPS_WRONG_HOST;
-        put(a, INFERLINT_HTTPS_DETAIL, X509_verify_cert_error_string(verify_result));
-        return INFERLINT_HTTPS_UNTRUSTED;
-    case Error::SSLLoadingCerts: return INFERLINT_HTTPS_CA_FILE;
-    case Error::Write: return INFERLINT_HTTPS_WRITE;
-    default: return INFERLINT_HTTPS_READ;
+        case Error::Connection:
+        case Error::ConnectionTimeout:
+            return INFERLINT_HTTPS_CONNECT;
+        case Error::SSLConnection:
+            return INFERLINT_HTTPS_HANDSHAKE;
+        case Error::SSLServerVerification:
+            if (verify_result == X509_V_OK) return INFERLINT_HTTPS_WRONG_HOST;
+            put(a, INFERLINT_HTTPS_DETAIL, X509_verify_cert_error_string(verify_result));
+            return INFERLINT_HTTPS_UNTRUSTED;
+        case Error::SSLLoadingCerts:
+            return INFERLINT_HTTPS_CA_FILE;
+        case Error::Write:
+            return INFERLINT_HTTPS_WRITE;
+        default:
+            return INFERLINT_HTTPS_READ;
     }
 }
 
@@ -147,7 +152,8 @@ inferlint_https_failure exchange(const inferlint_https_request& q, inferlint_htt
     bool over_cap = false;
     httplib::Request r = request_of(q);
     r.response_handler = [&](const httplib::Response& head) {
-        if (head.has_header("Content-Length") && head.get_header_value<std::uint64_t>("Content-Length") > q.max_body_bytes)
+        if (head.has_header("Content-Length") &&
+            head.get_header_value<std::uint64_t>("Content-Length") > q.max_body_bytes)
             return !(over_cap = true);
         return true;
     };

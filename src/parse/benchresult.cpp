@@ -56,9 +56,9 @@ void refuse_inferlint_file(const Json& doc, const std::string& source) {
 }
 
 // The fields every supported client writes; a document with none of them is some other file.
-constexpr std::array kResultFields{"completed",        "failed",          "total_input_tokens",
-                                   "total_output_tokens", "duration",     "output_throughput",
-                                   "max_concurrency",  "num_prompts",     "mean_ttft_ms"};
+constexpr std::array kResultFields{"completed",           "failed",      "total_input_tokens",
+                                   "total_output_tokens", "duration",    "output_throughput",
+                                   "max_concurrency",     "num_prompts", "mean_ttft_ms"};
 
 // SGLang's client writes its server's arguments and the dataset it drew; TensorRT-LLM's
 // writes user_throughput; vLLM's writes endpoint_type. Checked in that order.
@@ -96,7 +96,8 @@ BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
     r.request_throughput = number(doc, "request_throughput", path);
     // Read only when a string: the reference's checks never looked at it, so a file they
     // accepted is not refused for it.
-    if (auto it = doc.find("endpoint_type"); it != doc.end() && it->is_string()) r.endpoint_type = it->get<std::string>();
+    if (auto it = doc.find("endpoint_type"); it != doc.end() && it->is_string())
+        r.endpoint_type = it->get<std::string>();
     r.client = bench_client(doc);
     r.load = loadread::read_vllm(doc, loadjson::Fields(path), r);
     return r;

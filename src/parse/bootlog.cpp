@@ -135,7 +135,8 @@ void record_realized(BootFacts& f, std::string_view name, const Json& v) {
     RealizedFacts& r = f.realized;
     if (name == "vllm_engine_config") {
         r.engine_config = v;
-        if (auto it = v.find("kv_cache_dtype"); it != v.end() && !r.kv_cache_dtype) r.kv_cache_dtype = it->get<std::string>();
+        if (auto it = v.find("kv_cache_dtype"); it != v.end() && !r.kv_cache_dtype)
+            r.kv_cache_dtype = it->get<std::string>();
     } else if (name == "vllm_kv_cache_dtype") {
         r.kv_cache_dtype = v.get<std::string>();  // the line names the dtype the cache uses
     } else if (name == "vllm_gpu_memory_utilization" || name == "trt_memory_fraction") {
@@ -194,8 +195,10 @@ void offer_to_fields(BootFacts& f, std::string_view line, const detail::NeedleHi
         bool read = false;
         for (auto pattern : fld->patterns) {
             if (auto v = pattern(line, at)) {
-                if (fld->reference == detail::Reference::beyond) record_realized(f, fld->name, *v);
-                else record(f, fld->name, *v, seen, in_drafter);
+                if (fld->reference == detail::Reference::beyond)
+                    record_realized(f, fld->name, *v);
+                else
+                    record(f, fld->name, *v, seen, in_drafter);
                 read = true;
                 break;
             }
@@ -214,7 +217,8 @@ void sglang_settings(BootFacts& f, const Seen& seen) {
     f.page_size = page ? json_int(*page) : std::nullopt;
     const Json* mrr = get("max_running_requests");
     f.requested_running = mrr ? json_int(*mrr) : std::nullopt;
-    bool default_backend = std::any_of(seen.begin(), seen.end(), [](const auto& e) { return e.first == "sglang_default_backend"; });
+    bool default_backend =
+        std::any_of(seen.begin(), seen.end(), [](const auto& e) { return e.first == "sglang_default_backend"; });
     const Json* rb = get("attention_backend");
     bool has_rb = rb && !rb->is_null();
     f.requested_backend = (default_backend || !has_rb) ? std::nullopt : std::optional<std::string>(py_str(*rb));
@@ -282,8 +286,8 @@ void FactsWalk::line(const LineScan& s, long long lineno) {
         // These read the raw line: the hits (found without colour codes) tell only where it has none.
         if (s.ansi() || has_marker(hits, marks_at_, FactsMark::served)) served_ += count_served(raw);
         if (s.ansi() || has_marker(hits, marks_at_, FactsMark::paused)) pauses_ += count_pauses(raw);
-        const bool info = s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos
-                                   : has_marker(hits, marks_at_, FactsMark::trt_info);
+        const bool info =
+            s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos : has_marker(hits, marks_at_, FactsMark::trt_info);
         if (info) trt_info_ = true;
     }
 

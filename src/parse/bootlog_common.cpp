@@ -34,7 +34,7 @@ static std::size_t utf8_len(std::string_view s, std::size_t i) {
     if (n == 0 || i + n > s.size()) return 0;
     for (std::size_t k = 1; k < n; ++k)
         if ((b(i + k) & 0xC0) != 0x80) return 0;
-    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;  // overlong
+    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
     if (c == 0xED && b(i + 1) >= 0xA0) return 0;  // surrogate
     if (c == 0xF0 && b(i + 1) < 0x90) return 0;
     if (c == 0xF4 && b(i + 1) >= 0x90) return 0;
@@ -71,9 +71,12 @@ std::optional<double> to_float(std::string_view s) {
     // What [\d.]+ captured: Python's float() takes one dot at most and a digit somewhere.
     std::size_t dots = 0, digits = 0;
     for (char c : s) {
-        if (c == '.') ++dots;
-        else if (is_digit(c)) ++digits;
-        else return std::nullopt;
+        if (c == '.')
+            ++dots;
+        else if (is_digit(c))
+            ++digits;
+        else
+            return std::nullopt;
     }
     if (dots > 1 || digits == 0) return std::nullopt;
     return std::strtod(std::string(s).c_str(), nullptr);
@@ -167,9 +170,9 @@ void detail::log_prefix_rest(std::string_view s, std::size_t i, LogPrefix& p) {
         std::size_t j = i + level.size(), w = j;
         while (j < s.size() && ws(s[j])) ++j;
         if (j == w) break;
-        if (!(two_digits(s, j) && j + 2 < s.size() && s[j + 2] == '-' && two_digits(s, j + 3) &&
-              j + 5 < s.size() && s[j + 5] == ' ' && two_digits(s, j + 6) && j + 8 < s.size() && s[j + 8] == ':' &&
-              two_digits(s, j + 9) && j + 11 < s.size() && s[j + 11] == ':' && two_digits(s, j + 12)))
+        if (!(two_digits(s, j) && j + 2 < s.size() && s[j + 2] == '-' && two_digits(s, j + 3) && j + 5 < s.size() &&
+              s[j + 5] == ' ' && two_digits(s, j + 6) && j + 8 < s.size() && s[j + 8] == ':' && two_digits(s, j + 9) &&
+              j + 11 < s.size() && s[j + 11] == ':' && two_digits(s, j + 12)))
             break;
         j += 14;
         if (j + 1 < s.size() && s[j] == '.' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
@@ -254,9 +257,10 @@ Json to_json(const BootFacts& f) {
     j["cudagraphs"] = or_null(f.cudagraphs);
     j["cudagraph_estimated_gib"] = or_null(f.cudagraph_estimated_gib);
     j["cudagraph_actual_gib"] = or_null(f.cudagraph_actual_gib);
-    j["cudagraph_mode_downgrade"] = f.cudagraph_mode_downgrade
-                                        ? Json::array({f.cudagraph_mode_downgrade->first, f.cudagraph_mode_downgrade->second})
-                                        : Json(nullptr);
+    j["cudagraph_mode_downgrade"] =
+        f.cudagraph_mode_downgrade
+            ? Json::array({f.cudagraph_mode_downgrade->first, f.cudagraph_mode_downgrade->second})
+            : Json(nullptr);
     j["consumed_gib"] = or_null(f.consumed_gib);
     j["peak_activation_gib"] = or_null(f.peak_activation_gib);
     j["compile_s"] = or_null(f.compile_s);
@@ -270,7 +274,8 @@ Json to_json(const BootFacts& f) {
     for (const auto& [name, pids] : f.processes) procs[name] = pids;
     j["processes"] = procs;
     Json unparsed = Json::array();
-    for (const auto& u : f.unparsed) unparsed.push_back(Json{{"field", u.field}, {"lineno", u.lineno}, {"line", u.line}});
+    for (const auto& u : f.unparsed)
+        unparsed.push_back(Json{{"field", u.field}, {"lineno", u.lineno}, {"line", u.line}});
     j["unparsed"] = unparsed;
     Json conflicts = Json::object();
     for (const auto& [name, vals] : f.conflicts) conflicts[name] = vals;
@@ -290,7 +295,8 @@ constexpr std::size_t kPiece = std::size_t{1} << 20;
 bool prometheus_sample(std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
     auto name_char = [](char c, bool first) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || (!first && c >= '0' && c <= '9');
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
+               (!first && c >= '0' && c <= '9');
     };
     std::size_t i = 0;
     while (i < line.size() && name_char(line[i], i == 0)) ++i;
@@ -309,8 +315,10 @@ bool prometheus_sample(std::string_view line) {
         if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
         bool digit = false;
         for (char c : v) {
-            if (c >= '0' && c <= '9') digit = true;
-            else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') return false;
+            if (c >= '0' && c <= '9')
+                digit = true;
+            else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+')
+                return false;
         }
         return digit;
     };

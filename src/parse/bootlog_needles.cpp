@@ -160,8 +160,7 @@ std::size_t wrapper_end(std::string_view line) {
         line[p + 6] == ' ' && line[p + 9] == ':' && line[p + 12] == ':' && line[p + 15] == ' ') {
         const auto colon = line.find("]: ", p + 16);
         const auto space = line.find(' ', p + 16);  // the host has none; the unit[pid] follows it
-        if (colon != std::string_view::npos && space != std::string_view::npos &&
-            line.find(' ', space + 1) > colon)
+        if (colon != std::string_view::npos && space != std::string_view::npos && line.find(' ', space + 1) > colon)
             return colon + 3;
     }
     return p;

@@ -17,10 +17,20 @@ bool rx_class_escape(char e, std::array<bool, 256>& in) {
     for (int b = 0; b < 256; ++b) {
         const char c = static_cast<char>(b);
         switch (e) {
-            case 'd': case 'D': set[b] = c >= '0' && c <= '9'; break;
-            case 'w': case 'W': set[b] = rx_alnum(c) || c == '_'; break;
-            case 's': case 'S': set[b] = c == ' ' || (c >= '\t' && c <= '\r'); break;
-            default: return false;
+            case 'd':
+            case 'D':
+                set[b] = c >= '0' && c <= '9';
+                break;
+            case 'w':
+            case 'W':
+                set[b] = rx_alnum(c) || c == '_';
+                break;
+            case 's':
+            case 'S':
+                set[b] = c == ' ' || (c >= '\t' && c <= '\r');
+                break;
+            default:
+                return false;
         }
         if (e == 'D' || e == 'W' || e == 'S') set[b] = !set[b];
         in[b] = in[b] || set[b];

@@ -78,8 +78,10 @@ void trtllm_asked(const Json& args, AskedSettings& a) {
         if (auto cfg = s.find("kv_cache_config=KvCacheConfig("); cfg != std::string::npos)
             a.kv_cache_dtype = llm_args_value(s, " dtype=", cfg);
     }
-    if (s.find("enable_block_reuse=False") != std::string::npos) a.prefix_caching = false;
-    else if (s.find("enable_block_reuse=True") != std::string::npos) a.prefix_caching = true;
+    if (s.find("enable_block_reuse=False") != std::string::npos)
+        a.prefix_caching = false;
+    else if (s.find("enable_block_reuse=True") != std::string::npos)
+        a.prefix_caching = true;
 }
 
 }  // namespace
@@ -88,8 +90,10 @@ void fill_asked(BootFacts& f) {
     if (f.non_default_args && f.non_default_args->is_object()) {
         vllm_asked(*f.non_default_args, f.asked);
     } else if (f.server_args && f.server_args->is_object()) {
-        if (f.engine == "trtllm" || f.server_args->contains("llm_args")) trtllm_asked(*f.server_args, f.asked);
-        else sglang_asked(*f.server_args, f.asked);
+        if (f.engine == "trtllm" || f.server_args->contains("llm_args"))
+            trtllm_asked(*f.server_args, f.asked);
+        else
+            sglang_asked(*f.server_args, f.asked);
     }
 }
 

@@ -81,15 +81,22 @@ std::size_t split_lines(std::string_view text, bool at_end, long long& lineno, F
         if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) {
             brk = 1;
         } else if (c == '\r') {
-            if (i + 1 < n) brk = byte(i + 1) == '\n' ? 2 : 1;
-            else if (at_end) brk = 1;
-            else return start;
+            if (i + 1 < n)
+                brk = byte(i + 1) == '\n' ? 2 : 1;
+            else if (at_end)
+                brk = 1;
+            else
+                return start;
         } else if (c == 0xC2) {
-            if (i + 1 < n) brk = byte(i + 1) == 0x85 ? 2 : 0;
-            else if (!at_end) return start;
+            if (i + 1 < n)
+                brk = byte(i + 1) == 0x85 ? 2 : 0;
+            else if (!at_end)
+                return start;
         } else if (c == 0xE2) {
-            if (i + 2 < n) brk = (byte(i + 1) == 0x80 && (byte(i + 2) == 0xA8 || byte(i + 2) == 0xA9)) ? 3 : 0;
-            else if (!at_end) return start;
+            if (i + 2 < n)
+                brk = (byte(i + 1) == 0x80 && (byte(i + 2) == 0xA8 || byte(i + 2) == 0xA9)) ? 3 : 0;
+            else if (!at_end)
+                return start;
         }
         if (brk == 0) {
             // Plain bytes: jump to the next byte that can start a break.
@@ -170,11 +177,11 @@ struct Regex {
     explicit Regex(const char* pattern);
     // One step of a pattern read as steps.
     struct Step {
-        std::string text;             // fixed text, or empty for a run
-        std::array<bool, 256> in{};   // a run: the bytes of its class
-        std::size_t min = 0;          // a run: 0 for *, 1 for +
-        int group = 0;                // a run: its capture group, 0 for none
-        bool end = false;             // $: the end of the text
+        std::string text;            // fixed text, or empty for a run
+        std::array<bool, 256> in{};  // a run: the bytes of its class
+        std::size_t min = 0;         // a run: 0 for *, 1 for +
+        int group = 0;               // a run: its capture group, 0 for none
+        bool end = false;            // $: the end of the text
     };
     std::regex rx;
     std::string literal;
@@ -219,9 +226,9 @@ enum class Reference { yes, beyond };
 
 struct Field {
     std::string_view name;
-    std::string_view anchor;                            // a fixed substring, looked for first
+    std::string_view anchor;                                // a fixed substring, looked for first
     bool (*anchor_check)(std::string_view line) = nullptr;  // the rest of an anchor that is a pattern
-    std::vector<Extractor> patterns;                    // newest format first
+    std::vector<Extractor> patterns;                        // newest format first
     Reference reference = Reference::yes;
 };
 
@@ -293,7 +300,7 @@ private:
     std::vector<std::uint64_t> bits_;    // one bit per bucket: some needle starts so
     std::vector<std::uint32_t> starts_;  // bucket -> its needles in ids_
     std::vector<std::uint16_t> ids_;
-    std::vector<std::uint16_t> short_;   // needles under four bytes, found with find()
+    std::vector<std::uint16_t> short_;  // needles under four bytes, found with find()
 
     // Walks the windows whose last byte is in [from, to), keeping hits in at/found.
     void walk(std::string_view line, std::size_t from, std::size_t to, std::vector<std::size_t>& at,

@@ -143,10 +143,17 @@ bool is_word(char c) {
 }
 
 // The settings kept from the LLM Args line, in the order they are tried.
-constexpr std::array<std::string_view, 11> kTrtArgs{
-    "attn_backend", "max_batch_size", "max_num_tokens", "max_seq_len", "free_gpu_memory_fraction",
-    "tokens_per_block", "capacity_scheduler_policy", "enable_chunked_prefill", "speculative_config",
-    "kv_cache_dtype", "disable_overlap_scheduler"};
+constexpr std::array<std::string_view, 11> kTrtArgs{"attn_backend",
+                                                    "max_batch_size",
+                                                    "max_num_tokens",
+                                                    "max_seq_len",
+                                                    "free_gpu_memory_fraction",
+                                                    "tokens_per_block",
+                                                    "capacity_scheduler_policy",
+                                                    "enable_chunked_prefill",
+                                                    "speculative_config",
+                                                    "kv_cache_dtype",
+                                                    "disable_overlap_scheduler"};
 
 }  // namespace
 

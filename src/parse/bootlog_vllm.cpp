@@ -76,7 +76,8 @@ Out mamba_padding(std::string_view line, std::size_t at) {
 }
 
 Out kv_pool(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(GPU KV cache size: ([\d,]+) tokens, Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)");
+    INFERLINT_RX(
+        rx, R"(GPU KV cache size: ([\d,]+) tokens, Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)");
     Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto tok = to_int_commas(group(m, 1));
@@ -174,7 +175,9 @@ Out model_load(std::string_view line, std::size_t at) {
 
 // How vLLM split its budget: what it counts as used, and the activation peak it measured.
 Out memory_split(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation)");
+    INFERLINT_RX(
+        rx,
+        R"(Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation)");
     Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
     auto c = to_float_commas(group(m, 1));
@@ -208,10 +211,18 @@ Out gpu_utilization(std::string_view line, std::size_t at) {
 }
 
 // The keys of the engine's config line that T17 compares.
-constexpr std::array<std::string_view, 12> kConfigKeys{
-    "model", "speculative_config", "dtype", "max_seq_len", "tensor_parallel_size", "pipeline_parallel_size",
-    "data_parallel_size", "quantization", "enforce_eager", "kv_cache_dtype", "enable_prefix_caching",
-    "enable_chunked_prefill"};
+constexpr std::array<std::string_view, 12> kConfigKeys{"model",
+                                                       "speculative_config",
+                                                       "dtype",
+                                                       "max_seq_len",
+                                                       "tensor_parallel_size",
+                                                       "pipeline_parallel_size",
+                                                       "data_parallel_size",
+                                                       "quantization",
+                                                       "enforce_eager",
+                                                       "kv_cache_dtype",
+                                                       "enable_prefix_caching",
+                                                       "enable_chunked_prefill"};
 
 // Where the value that starts at `from` ends: the next ", " outside brackets and quotes.
 std::size_t config_value_end(std::string_view s, std::size_t from) {
@@ -303,7 +314,10 @@ const std::vector<Field>& vllm_fields() {
         // Beyond the Python tool (T17).
         {"vllm_engine_config", "Initializing a V1 LLM engine", nullptr, {engine_config}, Reference::beyond},
         {"vllm_kv_cache_dtype", "data type to store kv cache", nullptr, {kv_dtype_line}, Reference::beyond},
-        {"vllm_gpu_memory_utilization", "Desired GPU memory utilization is", nullptr, {gpu_utilization},
+        {"vllm_gpu_memory_utilization",
+         "Desired GPU memory utilization is",
+         nullptr,
+         {gpu_utilization},
          Reference::beyond},
         {"vllm_cudagraph_memory_gib", "GiB for CUDAGraph memory", nullptr, {one_gib<kGraphShare>}, Reference::beyond},
     };

@@ -146,16 +146,26 @@ std::string raised_in(const detail::FailureWalk& before) {
 
 std::string_view kind_value(FailureKind k) {
     switch (k) {
-        case FailureKind::jit_toolchain: return "jit_toolchain";
-        case FailureKind::out_of_memory: return "out_of_memory";
-        case FailureKind::kv_cache_too_small: return "kv_cache_too_small";
-        case FailureKind::accelerator_error: return "accelerator_error";
-        case FailureKind::cuda_error: return "cuda_error";
-        case FailureKind::assertion: return "assertion";
-        case FailureKind::value_error: return "value_error";
-        case FailureKind::runtime_error: return "runtime_error";
-        case FailureKind::unclassified_exception: return "unclassified_exception";
-        case FailureKind::engine_dead: return "engine_dead";
+        case FailureKind::jit_toolchain:
+            return "jit_toolchain";
+        case FailureKind::out_of_memory:
+            return "out_of_memory";
+        case FailureKind::kv_cache_too_small:
+            return "kv_cache_too_small";
+        case FailureKind::accelerator_error:
+            return "accelerator_error";
+        case FailureKind::cuda_error:
+            return "cuda_error";
+        case FailureKind::assertion:
+            return "assertion";
+        case FailureKind::value_error:
+            return "value_error";
+        case FailureKind::runtime_error:
+            return "runtime_error";
+        case FailureKind::unclassified_exception:
+            return "unclassified_exception";
+        case FailureKind::engine_dead:
+            return "engine_dead";
     }
     return "unclassified_exception";
 }
@@ -196,8 +206,8 @@ constexpr std::string_view kIgnoreImport = "Ignore import error";
 
 const std::vector<std::string_view>& detail::failure_needles() {
     static const std::vector<std::string_view> needles = [] {
-        std::vector<std::string_view> v{kShutdown, kStartIgnored, kEndIgnored, kIgnoreImport, kReady,
-                                        "\"POST /",  "Prefill batch", "Decode batch"};
+        std::vector<std::string_view> v{kShutdown, kStartIgnored, kEndIgnored,     kIgnoreImport,
+                                        kReady,    "\"POST /",    "Prefill batch", "Decode batch"};
         for (const auto& r : rules()) v.insert(v.end(), r.any_of.begin(), r.any_of.end());
         return v;
     }();

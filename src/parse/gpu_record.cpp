@@ -93,7 +93,8 @@ Json gpu_sample_json(const GpuSample& s) {
         return j;
     }
     Json gpus = Json::array(), apps = Json::array();
-    for (const auto& g : s.gpus) gpus.push_back({{"index", g.index}, {"uuid", g.uuid}, {"used_mib", or_null(g.used_mib)}});
+    for (const auto& g : s.gpus)
+        gpus.push_back({{"index", g.index}, {"uuid", g.uuid}, {"used_mib", or_null(g.used_mib)}});
     for (const auto& a : s.apps)
         apps.push_back({{"pid", a.pid}, {"name", a.name}, {"used_mib", or_null(a.used_mib)}, {"gpu_uuid", a.gpu_uuid}});
     j["gpus"] = std::move(gpus);

@@ -57,7 +57,8 @@ LoadResult read_aiperf(const Json& doc, const Fields& f) {
     r.server_output_tokens = metric_count(doc, "total_usage_completion_tokens", f);
     if (const Json* d = metric(doc, "benchmark_duration")) {
         auto unit = f.text(*d, "unit");
-        if (auto v = f.latency(*d, "avg", f.unit_to_ms(unit.value_or("?"), "benchmark_duration"))) r.duration_s = *v / 1000.0;
+        if (auto v = f.latency(*d, "avg", f.unit_to_ms(unit.value_or("?"), "benchmark_duration")))
+            r.duration_s = *v / 1000.0;
     }
     if (const Json* t = metric(doc, "output_token_throughput")) r.output_throughput = f.number(*t, "avg");
     r.ttft_ms = metric_stats(doc, "ttft", f);

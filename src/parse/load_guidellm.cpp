@@ -48,7 +48,8 @@ LoadResult read_one(const Json& b, const Fields& f, bool v2) {
     if (const Json* s = Fields::at(b, fmt::format("{}.strategy", cfg))) {
         if (auto t = f.text(*s, "type_"); t && *t == "concurrent") r.concurrency = f.number(*s, "streams");
         if (auto t = f.text(*s, "type_"); t && *t == "synchronous") r.concurrency = 1.0;
-        if (auto t = f.text(*s, "type_"); t && (*t == "constant" || *t == "poisson")) r.request_rate = f.number(*s, "rate");
+        if (auto t = f.text(*s, "type_"); t && (*t == "constant" || *t == "poisson"))
+            r.request_rate = f.number(*s, "rate");
     }
     if (v2) {
         if (auto p = f.text(b, "config.requests.kind")) r.dataset = p;
@@ -60,8 +61,9 @@ LoadResult read_one(const Json& b, const Fields& f, bool v2) {
         r.dataset = f.text(b, "request_loader.data");
         if (auto w = f.count(b, "args.warmup_number")) r.warmup_excluded = w;
     }
-    r.metric_notes.push_back("GuideLLM's time_per_output_token_ms includes TTFT (norm_tpot); its "
-                             "inter_token_latency_ms is tpot");
+    r.metric_notes.push_back(
+        "GuideLLM's time_per_output_token_ms includes TTFT (norm_tpot); its "
+        "inter_token_latency_ms is tpot");
     // v0.3 keeps the successful requests themselves.
     if (const Json* reqs = Fields::at(b, "requests.successful"); reqs && reqs->is_array()) {
         for (std::size_t i = 0; i < reqs->size(); ++i) {

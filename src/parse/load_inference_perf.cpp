@@ -87,8 +87,10 @@ static RequestRecord inference_perf_request(const Json& q, const Fields& f, std:
         rec.error = e->is_string() ? e->get<std::string>() : f.text(*e, "error_type").value_or("error");
     if (!rec.error) {
         auto usage = rm ? f.count(*rm, "server_usage.completion_tokens") : std::nullopt;
-        if (server_tokens && usage) *server_tokens += *usage;
-        else server_tokens = std::nullopt;
+        if (server_tokens && usage)
+            *server_tokens += *usage;
+        else
+            server_tokens = std::nullopt;
     }
     loadjson::check_record(f, rec, i);
     return rec;
@@ -99,7 +101,8 @@ LoadResult read_inference_perf_requests(const Json& doc, const Fields& f) {
     r.path = f.source();
     r.tool = "inference-perf";
     std::optional<long long> server_tokens = 0;
-    for (std::size_t i = 0; i < doc.size(); ++i) r.requests.push_back(inference_perf_request(doc[i], f, i, server_tokens));
+    for (std::size_t i = 0; i < doc.size(); ++i)
+        r.requests.push_back(inference_perf_request(doc[i], f, i, server_tokens));
     r.server_output_tokens = server_tokens;
     // Its output_tokens are the client's re-tokenization (reportgen/base.py,
     // effective_output_tokens); the server's usage is beside them where it answered one.

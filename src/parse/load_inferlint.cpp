@@ -14,7 +14,8 @@ constexpr std::string_view kSchema = "inferlint.load/1";
 LatencyStats latency_block(const Json& doc, const char* name, const Fields& f) {
     const Json* b = Fields::at(doc, fmt::format("latency_ms.{}", name));
     if (!b) return {};
-    if (!b->is_object()) f.fail(fmt::format("\"latency_ms.{}\" is {}, expected an object", name, loadjson::json_type(*b)));
+    if (!b->is_object())
+        f.fail(fmt::format("\"latency_ms.{}\" is {}, expected an object", name, loadjson::json_type(*b)));
     return f.stats(*b, {"mean", "p50", "p90", "p95", "p99", "max"}, 1.0);
 }
 
@@ -55,9 +56,10 @@ LoadResult read_inferlint_load(const Json& doc, const Fields& f) {
         f.fail("an inferlint.load/1 file needs completed, output_tokens and output_tokens_counted_by");
     auto counting = token_counting_from(*how);
     if (!counting)
-        f.fail(fmt::format("output_tokens_counted_by \"{}\": expected server_usage, client_tokenizer, "
-                           "stream_chunks or unknown",
-                           *how));
+        f.fail(
+            fmt::format("output_tokens_counted_by \"{}\": expected server_usage, client_tokenizer, "
+                        "stream_chunks or unknown",
+                        *how));
     r.output_counting = *counting;
     r.failed = f.count(doc, "failed");
     r.cancelled = f.count(doc, "cancelled");
@@ -70,9 +72,12 @@ LoadResult read_inferlint_load(const Json& doc, const Fields& f) {
     r.request_rate = f.number(doc, "request_rate");
     r.dataset = f.text(doc, "dataset");
     if (auto p = f.text(doc, "prompts")) {
-        if (*p == "unique") r.prompts = PromptSharing::unique;
-        else if (*p == "shared_prefix") r.prompts = PromptSharing::shared_prefix;
-        else if (*p != "unknown") f.fail(fmt::format("prompts \"{}\": expected unique, shared_prefix or unknown", *p));
+        if (*p == "unique")
+            r.prompts = PromptSharing::unique;
+        else if (*p == "shared_prefix")
+            r.prompts = PromptSharing::shared_prefix;
+        else if (*p != "unknown")
+            f.fail(fmt::format("prompts \"{}\": expected unique, shared_prefix or unknown", *p));
     }
     r.endpoint = f.text(doc, "endpoint");
     r.duration_s = f.number(doc, "duration_s");

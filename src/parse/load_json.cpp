@@ -26,8 +26,10 @@ std::string accept_nonfinite(std::string_view text) {
         char c = text[i];
         if (in_string) {
             out += c;
-            if (c == '\\' && i + 1 < text.size()) out += text[++i];
-            else if (c == '"') in_string = false;
+            if (c == '\\' && i + 1 < text.size())
+                out += text[++i];
+            else if (c == '"')
+                in_string = false;
             continue;
         }
         if (c == '"') in_string = true;
@@ -57,9 +59,12 @@ std::optional<double> infinity_marker(const Json& v) {
 
 std::string parse_problem(const std::exception& e) {
     std::string_view what = e.what();
-    if (auto at = what.find("parse error at "); at != std::string_view::npos) what.remove_prefix(at + 15);
-    else if (auto num = what.find("number overflow"); num != std::string_view::npos) what.remove_prefix(num);
-    else if (auto tag = what.find("] "); tag != std::string_view::npos) what.remove_prefix(tag + 2);
+    if (auto at = what.find("parse error at "); at != std::string_view::npos)
+        what.remove_prefix(at + 15);
+    else if (auto num = what.find("number overflow"); num != std::string_view::npos)
+        what.remove_prefix(num);
+    else if (auto tag = what.find("] "); tag != std::string_view::npos)
+        what.remove_prefix(tag + 2);
     std::string msg(what.substr(0, 200));
     if (what.size() > 200) msg += "...";
     for (char& ch : msg)
@@ -106,11 +111,13 @@ std::string describe(std::string_view text) {
     std::string shown;
     for (char c : head) shown += (static_cast<unsigned char>(c) < 0x20 || c == '"') ? '?' : c;
     const char* kind = "text";
-    if (text[first] == '{' || text[first] == '[') kind = "JSON cut short or malformed";
+    if (text[first] == '{' || text[first] == '[')
+        kind = "JSON cut short or malformed";
     else if (head.find(": ") != std::string_view::npos || head.ends_with(":") || head.starts_with("---") ||
              head.starts_with("#"))
         kind = "YAML or a log";
-    else if (head.find(',') != std::string_view::npos) kind = "CSV";
+    else if (head.find(',') != std::string_view::npos)
+        kind = "CSV";
     return fmt::format("{}, starting \"{}\"", kind, shown);
 }
 
@@ -149,8 +156,7 @@ std::optional<double> Fields::number(const Json& doc, std::string_view dotted) c
 std::optional<long long> Fields::count(const Json& doc, std::string_view dotted) const {
     auto d = number(doc, dotted);
     if (!d) return std::nullopt;
-    if (!std::isfinite(*d) || *d < 0 || *d > 9.2e18)
-        fail(fmt::format("\"{}\" is {}, not a count", dotted, *d));
+    if (!std::isfinite(*d) || *d < 0 || *d > 9.2e18) fail(fmt::format("\"{}\" is {}, not a count", dotted, *d));
     const Json* v = at(doc, dotted);
     if (v->is_number_unsigned()) return static_cast<long long>(v->get<unsigned long long>());
     if (v->is_number_integer()) return v->get<long long>();
@@ -190,8 +196,7 @@ void check_record(const Fields& f, const RequestRecord& r, std::size_t index) {
     for (auto v : {r.start_s, r.first_token_s, r.end_s, r.ttft_ms, r.e2e_ms})
         if (v && (!std::isfinite(*v) || *v < 0))
             f.fail(fmt::format("request {}: a time of {}, not one a clock gives", index, *v));
-    if (r.start_s && r.end_s && *r.end_s < *r.start_s)
-        f.fail(fmt::format("request {}: ends before it starts", index));
+    if (r.start_s && r.end_s && *r.end_s < *r.start_s) f.fail(fmt::format("request {}: ends before it starts", index));
     if (r.first_token_s && r.start_s && *r.first_token_s < *r.start_s)
         f.fail(fmt::format("request {}: first token before the request", index));
 }

@@ -62,7 +62,8 @@ LoadResult read_llmperf_individual(const Json& doc, const Fields& f) {
         rec.output_tokens = f.count(q, "number_output_tokens");
         const Json* code = Fields::at(q, "error_code");
         auto msg = f.text(q, "error_msg");
-        if (code || (msg && !msg->empty())) rec.error = msg && !msg->empty() ? *msg : fmt::format("error {}", code->dump());
+        if (code || (msg && !msg->empty()))
+            rec.error = msg && !msg->empty() ? *msg : fmt::format("error {}", code->dump());
         loadjson::check_record(f, rec, i);
         r.requests.push_back(std::move(rec));
     }

@@ -18,10 +18,14 @@ using loadjson::Fields;
 
 std::string_view to_string(TokenCounting c) {
     switch (c) {
-        case TokenCounting::server_usage: return "server_usage";
-        case TokenCounting::client_tokenizer: return "client_tokenizer";
-        case TokenCounting::stream_chunks: return "stream_chunks";
-        case TokenCounting::unknown: break;
+        case TokenCounting::server_usage:
+            return "server_usage";
+        case TokenCounting::client_tokenizer:
+            return "client_tokenizer";
+        case TokenCounting::stream_chunks:
+            return "stream_chunks";
+        case TokenCounting::unknown:
+            break;
     }
     return "unknown";
 }
@@ -35,9 +39,12 @@ std::optional<TokenCounting> token_counting_from(std::string_view name) {
 
 std::string_view to_string(PromptSharing p) {
     switch (p) {
-        case PromptSharing::unique: return "unique";
-        case PromptSharing::shared_prefix: return "shared_prefix";
-        case PromptSharing::unknown: break;
+        case PromptSharing::unique:
+            return "unique";
+        case PromptSharing::shared_prefix:
+            return "shared_prefix";
+        case PromptSharing::unknown:
+            break;
     }
     return "unknown";
 }
@@ -70,7 +77,8 @@ void sum_stages(LoadResult& w) {
     w.stream_chunks = sum_of(w.stages, &LoadResult::stream_chunks);
     w.duration_s = sum_of(w.stages, &LoadResult::duration_s);
     const TokenCounting first = w.stages.front().output_counting;
-    bool same = std::all_of(w.stages.begin(), w.stages.end(), [&](const LoadResult& s) { return s.output_counting == first; });
+    bool same =
+        std::all_of(w.stages.begin(), w.stages.end(), [&](const LoadResult& s) { return s.output_counting == first; });
     w.output_counting = same ? first : TokenCounting::unknown;
     w.metric_notes = w.stages.front().metric_notes;
 }
@@ -83,8 +91,10 @@ void totals_from_records(LoadResult& r) {
     long long ok = 0, bad = 0;
     std::optional<long long> out = 0, in = 0, chunks = 0;
     auto add = [](std::optional<long long>& total, const std::optional<long long>& v) {
-        if (total && v) *total += *v;
-        else total = std::nullopt;
+        if (total && v)
+            *total += *v;
+        else
+            total = std::nullopt;
     };
     for (const auto& q : r.requests) {
         if (q.error) {
@@ -127,8 +137,9 @@ Reader reader_of(const Json& doc) {
 LoadResult from_document(const Json& doc, std::string_view text, const Fields& f) {
     if (Reader read = reader_of(doc)) return read(doc, f);
     if (doc.is_object() && loadread::is_inference_perf_prometheus(doc))
-        f.fail("inference-perf's *_prometheus_metrics.json (the server's side as that tool read it), not its "
-               "client's result: give the *_lifecycle_metrics.json or the report folder");
+        f.fail(
+            "inference-perf's *_prometheus_metrics.json (the server's side as that tool read it), not its "
+            "client's result: give the *_lifecycle_metrics.json or the report folder");
     if (doc.is_object()) {
         if (auto s = doc.find("schema"); s != doc.end() && s->is_string())
             f.fail(fmt::format("an {} file, not a load tool's result", s->get<std::string>()));
@@ -139,12 +150,13 @@ LoadResult from_document(const Json& doc, std::string_view text, const Fields& f
             if (n++ == 4) break;
             keys += (keys.empty() ? "" : ", ") + k.substr(0, 40);
         }
-        throw loadread::NotALoadResult(fmt::format("{}: not a result of any load tool inferlint reads (a JSON object "
-                                                   "with {})",
-                                                   f.source(), keys.empty() ? "no fields" : keys));
+        throw loadread::NotALoadResult(
+            fmt::format("{}: not a result of any load tool inferlint reads (a JSON object "
+                        "with {})",
+                        f.source(), keys.empty() ? "no fields" : keys));
     }
-    throw loadread::NotALoadResult(fmt::format("{}: not a result of any load tool inferlint reads (JSON {})", f.source(),
-                                               loadjson::json_type(doc)));
+    throw loadread::NotALoadResult(fmt::format("{}: not a result of any load tool inferlint reads (JSON {})",
+                                               f.source(), loadjson::json_type(doc)));
 }
 
 }  // namespace
@@ -198,7 +210,8 @@ LoadResult read_inference_perf_folder(const fs::path& dir) {
     const fs::path per_request = dir / "per_request_lifecycle_metrics.json";
     if (fs::exists(per_request)) whole.requests = load_load_result(per_request).requests;
     if (whole.stages.empty() && !fs::exists(summary))
-        throw InputError(fmt::format("{}: an inference-perf folder with no *_lifecycle_metrics.json in it", dir.string()));
+        throw InputError(
+            fmt::format("{}: an inference-perf folder with no *_lifecycle_metrics.json in it", dir.string()));
     return whole;
 }
 
@@ -207,20 +220,23 @@ LoadResult read_folder(const fs::path& dir) {
         return read_inference_perf_folder(dir);
     if (fs::exists(dir / "profile_export_aiperf.json")) {
         LoadResult r = load_load_result(dir / "profile_export_aiperf.json");
-        if (fs::exists(dir / "profile_export.jsonl")) r.requests = load_load_result(dir / "profile_export.jsonl").requests;
+        if (fs::exists(dir / "profile_export.jsonl"))
+            r.requests = load_load_result(dir / "profile_export.jsonl").requests;
         r.path = dir.string();
         return r;
     }
     if (fs::exists(dir / "profile_export_genai_perf.json")) {
         LoadResult r = load_load_result(dir / "profile_export_genai_perf.json");
-        if (fs::exists(dir / "profile_export.json")) r.requests = load_load_result(dir / "profile_export.json").requests;
+        if (fs::exists(dir / "profile_export.json"))
+            r.requests = load_load_result(dir / "profile_export.json").requests;
         r.path = dir.string();
         return r;
     }
-    throw InputError(fmt::format("{}: a folder with no load tool's result in it (looked for inference-perf's "
-                                 "summary_lifecycle_metrics.json, AIPerf's profile_export_aiperf.json, "
-                                 "genai-perf's profile_export_genai_perf.json)",
-                                 dir.string()));
+    throw InputError(
+        fmt::format("{}: a folder with no load tool's result in it (looked for inference-perf's "
+                    "summary_lifecycle_metrics.json, AIPerf's profile_export_aiperf.json, "
+                    "genai-perf's profile_export_genai_perf.json)",
+                    dir.string()));
 }
 
 }  // namespace

@@ -56,8 +56,10 @@ void read_detailed(const Json& doc, const Fields& f, LoadResult& r) {
         }
         loadjson::check_record(f, rec, i);
         if (!rec.error) {
-            if (rec.stream_chunks) chunks += *rec.stream_chunks;
-            else if (rec.output_tokens.value_or(0) > 0) chunks_known = false;
+            if (rec.stream_chunks)
+                chunks += *rec.stream_chunks;
+            else if (rec.output_tokens.value_or(0) > 0)
+                chunks_known = false;
         }
         r.requests.push_back(std::move(rec));
     }
@@ -67,9 +69,9 @@ void read_detailed(const Json& doc, const Fields& f, LoadResult& r) {
 }  // namespace
 
 bool is_vllm_family(const Json& doc) {
-    static constexpr std::array kFields{"completed",       "failed",      "total_input_tokens",
-                                        "total_output_tokens", "duration", "output_throughput",
-                                        "max_concurrency", "num_prompts", "mean_ttft_ms"};
+    static constexpr std::array kFields{"completed",           "failed",      "total_input_tokens",
+                                        "total_output_tokens", "duration",    "output_throughput",
+                                        "max_concurrency",     "num_prompts", "mean_ttft_ms"};
     if (!doc.is_object()) return false;
     for (const char* k : kFields)
         if (doc.contains(k)) return true;
@@ -88,8 +90,10 @@ LoadResult read_vllm(const Json& doc, const Fields& f, const BenchResult& b) {
     r.output_throughput = b.output_throughput;
     if (b.max_concurrency) r.concurrency = static_cast<double>(*b.max_concurrency);
     if (const Json* rate = Fields::at(doc, "request_rate")) {
-        if (rate->is_string() && rate->get<std::string>() == "inf") r.request_rate = std::numeric_limits<double>::infinity();
-        else if (rate->is_number() || loadjson::infinity_marker(*rate)) r.request_rate = f.number(doc, "request_rate");
+        if (rate->is_string() && rate->get<std::string>() == "inf")
+            r.request_rate = std::numeric_limits<double>::infinity();
+        else if (rate->is_number() || loadjson::infinity_marker(*rate))
+            r.request_rate = f.number(doc, "request_rate");
     }
     if (const Json* d = Fields::at(doc, "dataset_name"); d && d->is_string()) r.dataset = d->get<std::string>();
     r.endpoint = b.endpoint_type;

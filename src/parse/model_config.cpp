@@ -41,8 +41,8 @@ std::optional<std::string> algo_dtype(const Json& algo) {
 std::optional<std::string> ModelConfig::kv_cause() const {
     if (!kv_cache_scheme) return std::nullopt;
     std::string scheme = kv_cache_scheme->is_string() ? kv_cache_scheme->get<std::string>() : kv_cache_scheme->dump();
-    return fmt::format("{}'s quantization_config ({}) has kv_cache_scheme {}", path, quant_method.value_or("no quant_method"),
-                       scheme);
+    return fmt::format("{}'s quantization_config ({}) has kv_cache_scheme {}", path,
+                       quant_method.value_or("no quant_method"), scheme);
 }
 
 ModelConfig parse_model_config(std::string_view text, std::string path) {

@@ -56,7 +56,8 @@ std::optional<double> Metrics::total(std::string_view name, const LabelFilter& l
     // SGLang with --enable-priority-scheduling exports its running and waiting gauges once in
     // total (priority="") and once per priority (sglang/srt/metrics/collector.py): the total
     // series only, or every request would be counted twice.
-    const bool has_total = std::any_of(found.begin(), found.end(), [](const Sample* s) { return s->label("priority") == ""; });
+    const bool has_total =
+        std::any_of(found.begin(), found.end(), [](const Sample* s) { return s->label("priority") == ""; });
     if (has_total)
         std::erase_if(found, [](const Sample* s) {
             auto p = s->label("priority");
@@ -82,8 +83,7 @@ std::optional<double> Metrics::single(std::string_view name, const LabelFilter& 
             for (const auto& [k, v] : s->labels) one += fmt::format("{}{}={}", one.empty() ? "" : ",", k, v);
             sets += fmt::format("{}{{{}}}", sets.empty() ? "" : ", ", one);
         }
-        throw std::runtime_error(
-            fmt::format("{} matches {} series ({}); narrow the labels", name, found.size(), sets));
+        throw std::runtime_error(fmt::format("{} matches {} series ({}); narrow the labels", name, found.size(), sets));
     }
     return found.front()->value;
 }
@@ -152,10 +152,14 @@ bool parse_labels(std::string_view body, Labels* out) {
             if (c == '\\') {
                 if (i + 1 >= body.size()) return false;
                 char n = body[i + 1];
-                if (n == '\\') val += '\\';
-                else if (n == '"') val += '"';
-                else if (n == 'n') val += '\n';
-                else val += {'\\', n};  // unknown escapes are kept as written
+                if (n == '\\')
+                    val += '\\';
+                else if (n == '"')
+                    val += '"';
+                else if (n == 'n')
+                    val += '\n';
+                else
+                    val += {'\\', n};  // unknown escapes are kept as written
                 i += 2;
             } else {  // the closing quote
                 ++i;
@@ -228,9 +232,7 @@ bool parse(std::string_view text, Metrics& out, ParseError& error, const NameFil
             error = ParseError{lineno, std::move(what)};
             return false;
         };
-        auto not_sample = [&] {
-            return bad(fmt::format("not a Prometheus sample: '{}'", shorten(line, 120)));
-        };
+        auto not_sample = [&] { return bad(fmt::format("not a Prometheus sample: '{}'", shorten(line, 120))); };
         if (!name_start(line.front())) return not_sample();
         std::size_t i = 0;
         while (i < line.size() && name_char(line[i])) ++i;

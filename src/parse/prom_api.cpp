@@ -62,10 +62,12 @@ PromSeries prom_api_series(const Json& item, bool matrix, const std::string& sou
         s.labels[k] = v.get<std::string>();
     }
     if (matrix) {
-        if (!item.contains("values") || !item["values"].is_array()) prom_api_bad(source, "a range series has no values");
+        if (!item.contains("values") || !item["values"].is_array())
+            prom_api_bad(source, "a range series has no values");
         for (const auto& p : item["values"]) s.samples.push_back(prom_api_sample(p, source));
         for (std::size_t i = 1; i < s.samples.size(); ++i)
-            if (!(s.samples[i].t > s.samples[i - 1].t)) prom_api_bad(source, "a range series' samples are not in time order");
+            if (!(s.samples[i].t > s.samples[i - 1].t))
+                prom_api_bad(source, "a range series' samples are not in time order");
     } else {
         if (!item.contains("value")) prom_api_bad(source, "an instant series has no value");
         s.samples.push_back(prom_api_sample(item["value"], source));
@@ -77,10 +79,14 @@ PromSeries prom_api_series(const Json& item, bool matrix, const std::string& sou
 std::string prom_api_label_value(const std::string& v) {
     std::string out;
     for (char c : v) {
-        if (c == '\\') out += "\\\\";
-        else if (c == '"') out += "\\\"";
-        else if (c == '\n') out += "\\n";
-        else out += c;
+        if (c == '\\')
+            out += "\\\\";
+        else if (c == '"')
+            out += "\\\"";
+        else if (c == '\n')
+            out += "\\n";
+        else
+            out += c;
     }
     return out;
 }
@@ -111,7 +117,8 @@ Json prom_api_envelope(std::string_view body, const std::string& source, std::ve
             if (w.is_string()) warnings.push_back(w.get<std::string>());
     if (doc["status"] != "success") {
         const std::string type = doc.value("errorType", std::string("unknown"));
-        const std::string error = doc.contains("error") && doc["error"].is_string() ? doc["error"].get<std::string>() : "";
+        const std::string error =
+            doc.contains("error") && doc["error"].is_string() ? doc["error"].get<std::string>() : "";
         prom_api_bad(source, fmt::format("Prometheus refused the query ({}): {}", type, error.substr(0, 300)));
     }
     if (!doc.contains("data")) prom_api_bad(source, "the answer has no data");
@@ -137,7 +144,7 @@ PromAnswer parse_prom_answer(std::string_view body, const std::string& source) {
 }
 
 std::vector<std::map<std::string, std::string>> parse_prom_label_sets(std::string_view body, const std::string& source,
-                                                                 std::vector<std::string>& warnings) {
+                                                                      std::vector<std::string>& warnings) {
     Json doc = prom_api_envelope(body, source, warnings);
     if (!doc["data"].is_array()) prom_api_bad(source, "the answer's data is not a list of label sets");
     std::vector<std::map<std::string, std::string>> out;
@@ -145,7 +152,8 @@ std::vector<std::map<std::string, std::string>> parse_prom_label_sets(std::strin
         if (!item.is_object()) prom_api_bad(source, "a label set is not an object");
         std::map<std::string, std::string> labels;
         for (const auto& [k, v] : item.items()) {
-            if (!prom_api_name_ok(k, false)) prom_api_bad(source, "a series has a label name Prometheus does not allow");
+            if (!prom_api_name_ok(k, false))
+                prom_api_bad(source, "a series has a label name Prometheus does not allow");
             if (!v.is_string()) prom_api_bad(source, fmt::format("the label {} is not a string", k));
             labels[k] = v.get<std::string>();
         }
@@ -170,14 +178,22 @@ std::optional<double> parse_prom_duration(std::string_view text) {
         while (k < text.size() && std::isalpha(static_cast<unsigned char>(text[k]))) ++k;
         const std::string_view unit = text.substr(j, k - j);
         double s = 0;
-        if (unit == "ms") s = 0.001;
-        else if (unit == "s") s = 1;
-        else if (unit == "m") s = 60;
-        else if (unit == "h") s = 3600;
-        else if (unit == "d") s = 86400;
-        else if (unit == "w") s = 7 * 86400;
-        else if (unit == "y") s = 365 * 86400;
-        else return std::nullopt;
+        if (unit == "ms")
+            s = 0.001;
+        else if (unit == "s")
+            s = 1;
+        else if (unit == "m")
+            s = 60;
+        else if (unit == "h")
+            s = 3600;
+        else if (unit == "d")
+            s = 86400;
+        else if (unit == "w")
+            s = 7 * 86400;
+        else if (unit == "y")
+            s = 365 * 86400;
+        else
+            return std::nullopt;
         total += n * s;
         any = true;
         i = k;

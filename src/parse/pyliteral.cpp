@@ -37,9 +37,7 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     }
 }
 
-bool is_ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
@@ -141,8 +139,8 @@ private:
             }
             return any;
         };
-        if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X' || peek(1) == 'o' || peek(1) == 'O' ||
-                              peek(1) == 'b' || peek(1) == 'B')) {
+        if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X' || peek(1) == 'o' || peek(1) == 'O' || peek(1) == 'b' ||
+                              peek(1) == 'B')) {
             char kind = static_cast<char>(s_[p_ + 1] | 0x20);
             p_ += 2;
             if (peek() == '_') ++p_;
@@ -273,27 +271,57 @@ private:
             }
             p_ += 2;
             switch (e) {
-                case '\n': break;
-                case '\\': out += '\\'; break;
-                case '\'': out += '\''; break;
-                case '"': out += '"'; break;
-                case 'a': out += '\a'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
-                case 'v': out += '\v'; break;
-                case 'x': append_utf8(out, hex_escape(2)); break;
+                case '\n':
+                    break;
+                case '\\':
+                    out += '\\';
+                    break;
+                case '\'':
+                    out += '\'';
+                    break;
+                case '"':
+                    out += '"';
+                    break;
+                case 'a':
+                    out += '\a';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
+                case 'v':
+                    out += '\v';
+                    break;
+                case 'x':
+                    append_utf8(out, hex_escape(2));
+                    break;
                 case 'u':
-                    if (bytes) { out += "\\u"; break; }
+                    if (bytes) {
+                        out += "\\u";
+                        break;
+                    }
                     append_utf8(out, hex_escape(4));
                     break;
                 case 'U':
-                    if (bytes) { out += "\\U"; break; }
+                    if (bytes) {
+                        out += "\\U";
+                        break;
+                    }
                     append_utf8(out, hex_escape(8));
                     break;
-                case 'N': fail("named unicode escapes are not supported");
+                case 'N':
+                    fail("named unicode escapes are not supported");
                 default:
                     if (e >= '0' && e <= '7') {
                         std::uint32_t v = static_cast<std::uint32_t>(e - '0');
@@ -373,8 +401,8 @@ private:
             if (peek() == ',') {
                 ++p_;
                 skip_space();
-            }
-            else if (peek() != '}') fail("expected ',' or '}'");
+            } else if (peek() != '}')
+                fail("expected ',' or '}'");
             if (peek() == '}') {
                 ++p_;
                 return obj;

@@ -34,12 +34,22 @@ void repr_string(std::string& out, const std::string& s) {
 
 void repr_into(std::string& out, const Json& v) {
     switch (v.type()) {
-        case Json::value_t::null: out += "None"; break;
-        case Json::value_t::boolean: out += v.get<bool>() ? "True" : "False"; break;
-        case Json::value_t::number_float: out += py_float_repr(v.get<double>()); break;
+        case Json::value_t::null:
+            out += "None";
+            break;
+        case Json::value_t::boolean:
+            out += v.get<bool>() ? "True" : "False";
+            break;
+        case Json::value_t::number_float:
+            out += py_float_repr(v.get<double>());
+            break;
         case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned: out += v.dump(); break;
-        case Json::value_t::string: repr_string(out, v.get_ref<const std::string&>()); break;
+        case Json::value_t::number_unsigned:
+            out += v.dump();
+            break;
+        case Json::value_t::string:
+            repr_string(out, v.get_ref<const std::string&>());
+            break;
         case Json::value_t::array: {
             out += '[';
             bool first = true;
@@ -64,7 +74,9 @@ void repr_into(std::string& out, const Json& v) {
             out += '}';
             break;
         }
-        default: out += v.dump(); break;
+        default:
+            out += v.dump();
+            break;
     }
 }
 

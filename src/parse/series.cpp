@@ -31,17 +31,20 @@ std::optional<SeriesSample> parse_sample_line(std::string_view line) {
     static thread_local series_line::LineReader reader;
     series_line::LineRead got = reader.read(text);
     switch (got.kind) {
-        case series_line::LineKind::skip: return std::nullopt;
-        case series_line::LineKind::sample: return got.sample;
-        case series_line::LineKind::bad: throw std::invalid_argument(got.error);
-        case series_line::LineKind::header: break;
+        case series_line::LineKind::skip:
+            return std::nullopt;
+        case series_line::LineKind::sample:
+            return got.sample;
+        case series_line::LineKind::bad:
+            throw std::invalid_argument(got.error);
+        case series_line::LineKind::header:
+            break;
     }
     // A header read as a sample (as before: its t_wall, if it has one, and its gauges).
     got = reader.read(text, series_line::SchemaKey::ignored);
     if (got.kind == series_line::LineKind::bad) throw std::invalid_argument(got.error);
     return got.sample;
 }
-
 
 SeriesScan scan_series_text(std::string_view text, const std::string& source,
                             const std::function<void(const SeriesSample&)>& on_sample) {

@@ -13,7 +13,7 @@ namespace inferlint {
 
 namespace {
 
-constexpr std::size_t kDigestLines = 4;  // running, waiting, kv_usage, throughput
+constexpr std::size_t kDigestLines = 4;                         // running, waiting, kv_usage, throughput
 constexpr std::size_t kDigestWindowCap = std::size_t{1} << 16;  // readings in 1 s, at most
 
 }  // namespace

@@ -66,7 +66,8 @@ bool validate(od::value v, int depth) {
                 if (v.is_null().get(is_null) || !is_null) return false;
                 break;
             }
-            default: return false;
+            default:
+                return false;
         }
         // The next value: the innermost open array's or object's next one, those that
         // have none left closed on the way (as a range-for over each would).

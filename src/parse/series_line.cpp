@@ -28,23 +28,41 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-enum class SlField { t_wall, t_mono_ns, running, waiting, kv_usage, preemptions, generation_tokens,
-                     prompt_tokens, paused, other };
+enum class SlField {
+    t_wall,
+    t_mono_ns,
+    running,
+    waiting,
+    kv_usage,
+    preemptions,
+    generation_tokens,
+    prompt_tokens,
+    paused,
+    other
+};
 constexpr std::size_t kSlKnown = 9;
-constexpr std::array<const char*, kSlKnown> kSlNames = {
-    "t_wall", "t_mono_ns", "running", "waiting", "kv_usage", "preemptions", "generation_tokens",
-    "prompt_tokens", "paused"};
+constexpr std::array<const char*, kSlKnown> kSlNames = {"t_wall",   "t_mono_ns",   "running",           "waiting",
+                                                        "kv_usage", "preemptions", "generation_tokens", "prompt_tokens",
+                                                        "paused"};
 
 SlField sl_field_of(std::string_view key) {
     switch (key.size()) {
-        case 6: return key == "t_wall" ? SlField::t_wall : key == "paused" ? SlField::paused : SlField::other;
-        case 7: return key == "running" ? SlField::running : key == "waiting" ? SlField::waiting : SlField::other;
-        case 8: return key == "kv_usage" ? SlField::kv_usage : SlField::other;
-        case 9: return key == "t_mono_ns" ? SlField::t_mono_ns : SlField::other;
-        case 11: return key == "preemptions" ? SlField::preemptions : SlField::other;
-        case 13: return key == "prompt_tokens" ? SlField::prompt_tokens : SlField::other;
-        case 17: return key == "generation_tokens" ? SlField::generation_tokens : SlField::other;
-        default: return SlField::other;
+        case 6:
+            return key == "t_wall" ? SlField::t_wall : key == "paused" ? SlField::paused : SlField::other;
+        case 7:
+            return key == "running" ? SlField::running : key == "waiting" ? SlField::waiting : SlField::other;
+        case 8:
+            return key == "kv_usage" ? SlField::kv_usage : SlField::other;
+        case 9:
+            return key == "t_mono_ns" ? SlField::t_mono_ns : SlField::other;
+        case 11:
+            return key == "preemptions" ? SlField::preemptions : SlField::other;
+        case 13:
+            return key == "prompt_tokens" ? SlField::prompt_tokens : SlField::other;
+        case 17:
+            return key == "generation_tokens" ? SlField::generation_tokens : SlField::other;
+        default:
+            return SlField::other;
     }
 }
 
@@ -55,8 +73,8 @@ struct SlFields {
     std::array<Got, kSlKnown> got{};
     std::array<double, kSlKnown> value;  // read where got is number, so left unset
     long long ns = 0;
-    bool valid = true;      // still one well-formed JSON object
-    bool plain = true;      // numbers and nulls only, plain keys, t_wall never null
+    bool valid = true;        // still one well-formed JSON object
+    bool plain = true;        // numbers and nulls only, plain keys, t_wall never null
     bool python_nan = false;  // a NaN/Infinity token was read
     bool schema = false;
     int wrong = 0;  // fields that now hold a value of the wrong type
@@ -214,7 +232,8 @@ SlField sl_known_key(const char* raw_key) {
         case 'g':
             if (is("generation_tokens")) return SlField::generation_tokens;
             break;
-        default: break;
+        default:
+            break;
     }
     return SlField::other;  // another key, or one of these spelled otherwise
 }
@@ -282,8 +301,7 @@ std::string sl_error(const SlFields& f) {
     constexpr auto wall = static_cast<std::size_t>(SlField::t_wall);
     if (f.got[wall] == Got::absent || f.got[wall] == Got::null) return "a sample without \"t_wall\"";
     if (f.got[wall] == Got::wrong) return "\"t_wall\" is not a number";
-    if (f.got[static_cast<std::size_t>(SlField::t_mono_ns)] == Got::wrong)
-        return "\"t_mono_ns\" is not a whole number";
+    if (f.got[static_cast<std::size_t>(SlField::t_mono_ns)] == Got::wrong) return "\"t_mono_ns\" is not a whole number";
     for (std::size_t i = 2; i < kSlKnown; ++i)
         if (f.got[i] == Got::wrong) return std::string("\"") + kSlNames[i] + "\" is not a number";
     return {};
@@ -293,7 +311,7 @@ std::string sl_error(const SlFields& f) {
 void sl_sample(const SlFields& f, SeriesSample& s) {
     s.t_wall = f.value[0];
     s.t_mono_ns = f.got[1] == Got::number ? std::optional<long long>(f.ns) : std::nullopt;
-    std::optional<double>* gauges[] = {&s.running, &s.waiting, &s.kv_usage, &s.preemptions,
+    std::optional<double>* gauges[] = {&s.running,           &s.waiting,       &s.kv_usage, &s.preemptions,
                                        &s.generation_tokens, &s.prompt_tokens, &s.paused};
     for (std::size_t i = 2; i < kSlKnown; ++i)
         *gauges[i - 2] = f.got[i] == Got::number ? std::optional<double>(f.value[i]) : std::nullopt;

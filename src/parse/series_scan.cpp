@@ -33,8 +33,8 @@ namespace inferlint::series_read {
 namespace {
 
 namespace fs = std::filesystem;
-using util::text::trim;
 using series_line::kPadding;
+using util::text::trim;
 
 constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
@@ -82,7 +82,8 @@ public:
         if (mode_ == Lines::streamed) reader_.begin_block(whole);
         const char* from = whole.data();
         const char* end = whole.data() + whole.size();
-        while (const char* nl = static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)))) {
+        while (const char* nl =
+                   static_cast<const char*>(std::memchr(from, '\n', static_cast<std::size_t>(end - from)))) {
             std::string_view raw(from, static_cast<std::size_t>(nl - from));
             ++out.lines;
             if (raw.size() > kMaxLineBytes) {
@@ -118,10 +119,14 @@ private:
         const series_line::LineRead& got =
             reader_.read_in_place(text, line_end != nullptr ? line_end : raw.data() + raw.size());
         switch (got.kind) {
-            case series_line::LineKind::sample: return out.samples.push_back(got.sample);
-            case series_line::LineKind::skip: return out.add(LineEvent::Kind::skip);
-            case series_line::LineKind::header: return out.add(LineEvent::Kind::header, std::string(text));
-            case series_line::LineKind::bad: return out.add(LineEvent::Kind::bad, got.error);
+            case series_line::LineKind::sample:
+                return out.samples.push_back(got.sample);
+            case series_line::LineKind::skip:
+                return out.add(LineEvent::Kind::skip);
+            case series_line::LineKind::header:
+                return out.add(LineEvent::Kind::header, std::string(text));
+            case series_line::LineKind::bad:
+                return out.add(LineEvent::Kind::bad, got.error);
         }
     }
 
@@ -149,11 +154,15 @@ public:
             samples_to(e.before);
             const long long lineno = lineno_ + e.line;
             switch (e.kind) {
-                case LineEvent::Kind::skip: skip(lineno); break;
+                case LineEvent::Kind::skip:
+                    skip(lineno);
+                    break;
                 case LineEvent::Kind::header: {
                     Json row = Json::parse(e.text.begin(), e.text.end(), nullptr, /*allow_exceptions=*/false);
-                    if (row.is_discarded() || !row.is_object()) skip(lineno);
-                    else header(std::move(row), lineno);
+                    if (row.is_discarded() || !row.is_object())
+                        skip(lineno);
+                    else
+                        header(std::move(row), lineno);
                     break;
                 }
                 case LineEvent::Kind::bad:
@@ -170,8 +179,7 @@ public:
     SeriesScan finish(bool whole_file) {
         if (whole_file && !any_text_) throw InputError(fmt::format("{}: empty file", source_));
         if (!have_header_)
-            throw InputError(fmt::format("{}: not a series recording (no {} header line)", source_,
-                                         kSeriesSchema));
+            throw InputError(fmt::format("{}: not a series recording (no {} header line)", source_, kSeriesSchema));
         return std::move(scan_);
     }
 
@@ -184,11 +192,13 @@ private:
     void header(Json&& row, long long lineno) {
         const Json& schema = row["schema"];
         if (!schema.is_string() || schema.get<std::string>() != kSeriesSchema)
-            throw InputError(fmt::format("{}: line {}: schema {}, not a series recording ({})", source_,
-                                         lineno, json_walk::text(schema), kSeriesSchema));
+            throw InputError(fmt::format("{}: line {}: schema {}, not a series recording ({})", source_, lineno,
+                                         json_walk::text(schema), kSeriesSchema));
         auto engine = row.find("engine");
-        if (engine != row.end() && engine->is_string()) scan_.engine_key = engine->get<std::string>();
-        else scan_.engine_key.reset();
+        if (engine != row.end() && engine->is_string())
+            scan_.engine_key = engine->get<std::string>();
+        else
+            scan_.engine_key.reset();
         // A later header wins, as in the Python reader (one file, one recorder).
         scan_.header = std::move(row);
         have_header_ = true;
@@ -289,7 +299,9 @@ using ReadAt = std::function<std::size_t(char* into, std::size_t size, std::uint
 class BlockReader {
 public:
     BlockReader(const ReadAt& read_at, const Blocks& blocks)
-        : read_at_(read_at), block_bytes_(std::max<std::size_t>(blocks.block_bytes, 1)), parser_(blocks.lines),
+        : read_at_(read_at),
+          block_bytes_(std::max<std::size_t>(blocks.block_bytes, 1)),
+          parser_(blocks.lines),
           buffer_(block_bytes_ + 1) {}
 
     // Reads block k into out; false when the input ends before it (out then holds
@@ -349,8 +361,10 @@ public:
         parser_.lines(std::string_view(b + first, whole_end - first), out);
         if (have > whole_end) {
             // A line with no newline: over 1 MiB, or the input's cut last line.
-            if (have - whole_end > kMaxLineBytes) LineParser::too_long_next(out);
-            else parser_.last_line(std::string_view(b + whole_end, have - whole_end), out);
+            if (have - whole_end > kMaxLineBytes)
+                LineParser::too_long_next(out);
+            else
+                parser_.last_line(std::string_view(b + whole_end, have - whole_end), out);
         }
         return true;
     }
@@ -375,9 +389,9 @@ void scan_by_blocks(const ReadAt& read_at, const std::string& source, Scanner& s
     std::atomic<std::uint64_t> last_block{UINT64_MAX};  // no block after it holds a line
     std::mutex mutex;
     std::condition_variable turn;
-    std::uint64_t to_fold = 0;     // under mutex
-    std::exception_ptr failure;    // under mutex: the fold's first error
-    bool stop = false;             // under mutex
+    std::uint64_t to_fold = 0;   // under mutex
+    std::exception_ptr failure;  // under mutex: the fold's first error
+    bool stop = false;           // under mutex
 
     auto work = [&] {
         BlockRead out;

@@ -58,14 +58,29 @@ void append_py_string(std::string& out, std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
         char32_t cp = next_code_point(s, i);
         switch (cp) {
-            case '"': out += "\\\""; continue;
-            case '\\': out += "\\\\"; continue;
-            case '\n': out += "\\n"; continue;
-            case '\r': out += "\\r"; continue;
-            case '\t': out += "\\t"; continue;
-            case '\b': out += "\\b"; continue;
-            case '\f': out += "\\f"; continue;
-            default: break;
+            case '"':
+                out += "\\\"";
+                continue;
+            case '\\':
+                out += "\\\\";
+                continue;
+            case '\n':
+                out += "\\n";
+                continue;
+            case '\r':
+                out += "\\r";
+                continue;
+            case '\t':
+                out += "\\t";
+                continue;
+            case '\b':
+                out += "\\b";
+                continue;
+            case '\f':
+                out += "\\f";
+                continue;
+            default:
+                break;
         }
         if (cp >= 0x20 && cp < 0x7F) {
             out += static_cast<char>(cp);
@@ -82,12 +97,24 @@ void append_py_string(std::string& out, std::string_view s) {
 
 void append_py_json(std::string& out, const Json& doc) {
     switch (doc.type()) {
-        case Json::value_t::null: out += "null"; break;
-        case Json::value_t::boolean: out += doc.get<bool>() ? "true" : "false"; break;
-        case Json::value_t::number_integer: out += std::to_string(doc.get<long long>()); break;
-        case Json::value_t::number_unsigned: out += std::to_string(doc.get<unsigned long long>()); break;
-        case Json::value_t::number_float: append_py_float(out, doc.get<double>()); break;
-        case Json::value_t::string: append_py_string(out, doc.get_ref<const std::string&>()); break;
+        case Json::value_t::null:
+            out += "null";
+            break;
+        case Json::value_t::boolean:
+            out += doc.get<bool>() ? "true" : "false";
+            break;
+        case Json::value_t::number_integer:
+            out += std::to_string(doc.get<long long>());
+            break;
+        case Json::value_t::number_unsigned:
+            out += std::to_string(doc.get<unsigned long long>());
+            break;
+        case Json::value_t::number_float:
+            append_py_float(out, doc.get<double>());
+            break;
+        case Json::value_t::string:
+            append_py_string(out, doc.get_ref<const std::string&>());
+            break;
         case Json::value_t::array: {
             out += '[';
             bool first = true;
@@ -112,7 +139,9 @@ void append_py_json(std::string& out, const Json& doc) {
             out += '}';
             break;
         }
-        default: out += "null"; break;  // binary and discarded values have no JSON form
+        default:
+            out += "null";
+            break;  // binary and discarded values have no JSON form
     }
 }
 

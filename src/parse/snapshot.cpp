@@ -12,7 +12,8 @@
 namespace inferlint {
 
 const prom::Metrics& Snapshot::metrics() const {
-    if (!metrics_) metrics_ = std::make_shared<prom::Metrics>(prom::parse_or_throw(text, source.empty() ? url : source));
+    if (!metrics_)
+        metrics_ = std::make_shared<prom::Metrics>(prom::parse_or_throw(text, source.empty() ? url : source));
     return *metrics_;
 }
 
@@ -43,15 +44,15 @@ double number_field(const nlohmann::json& doc, const char* key, const std::strin
         if (required) throw InputError(fmt::format("{}: snapshot has no '{}'", source, key));
         return std::numeric_limits<double>::quiet_NaN();
     }
-    if (!it->is_number())
-        throw InputError(fmt::format("{}: snapshot field '{}' is not a number", source, key));
+    if (!it->is_number()) throw InputError(fmt::format("{}: snapshot field '{}' is not a number", source, key));
     return it->get<double>();
 }
 
 }  // namespace
 
 Snapshot snapshot_from_text(const std::string& raw, const std::string& source) {
-    if (util::looks_binary(raw)) throw InputError(fmt::format("{}: binary data, not a snapshot or Prometheus text", source));
+    if (util::looks_binary(raw))
+        throw InputError(fmt::format("{}: binary data, not a snapshot or Prometheus text", source));
     std::size_t first = raw.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) throw InputError(fmt::format("{}: empty file", source));
     Snapshot s;
@@ -103,10 +104,10 @@ Span span_s(const Snapshot& a, const Snapshot& b) {
     if (a.t_mono_ns && b.t_mono_ns) {
         double mono = static_cast<double>(*b.t_mono_ns - *a.t_mono_ns) / 1e9;
         if (!std::isnan(wall) && std::fabs(mono - wall) > 1.0)
-            throw std::runtime_error(fmt::format(
-                "monotonic span {:.3f}s and wall span {:.3f}s disagree; snapshots from different host "
-                "boots, or the wall clock stepped",
-                mono, wall));
+            throw std::runtime_error(
+                fmt::format("monotonic span {:.3f}s and wall span {:.3f}s disagree; snapshots from different host "
+                            "boots, or the wall clock stepped",
+                            mono, wall));
         return {mono, unc};
     }
     if (std::isnan(wall))

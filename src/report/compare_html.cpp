@@ -31,9 +31,9 @@ std::string gains_chart(const checks::Comparison& c) {
     const double pad = (hi - lo) * 0.08;
     const int height = kCmpRow * static_cast<int>(c.figures.size()) + 40;
     svg::Scale x{lo - pad, hi + pad, double(kCmpLabel), double(kCmpWidth - kCmpRight)};
-    std::string out = fmt::format(R"(<svg viewBox="0 0 {} {}" role="img" aria-label="{}">)", kCmpWidth, height,
-                                  escape_html("Gain of " + c.b->name + " against " + c.a->name +
-                                              " per figure, with its 95% interval"));
+    std::string out = fmt::format(
+        R"(<svg viewBox="0 0 {} {}" role="img" aria-label="{}">)", kCmpWidth, height,
+        escape_html("Gain of " + c.b->name + " against " + c.a->name + " per figure, with its 95% interval"));
     for (double t : svg::nice_ticks(lo - pad, hi + pad, 6)) {
         out += fmt::format(R"(<line class="grid" x1="{0}" x2="{0}" y1="10" y2="{1}"/>)", svg::num(x(t)), height - 24);
         out += fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>)", svg::num(x(t)),
@@ -50,8 +50,8 @@ std::string gains_chart(const checks::Comparison& c) {
             continue;
         }
         const auto& iv = *fc.gain.interval;
-        const std::string tip = fmt::format("{}: {} [{}, {}]", checks::figure_name(fc.figure), cmp_pct(*fc.gain.relative),
-                                            cmp_pct(iv.lo), cmp_pct(iv.hi));
+        const std::string tip = fmt::format("{}: {} [{}, {}]", checks::figure_name(fc.figure),
+                                            cmp_pct(*fc.gain.relative), cmp_pct(iv.lo), cmp_pct(iv.hi));
         out += fmt::format(R"(<g><title>{}</title><line class="mark s1" x1="{}" x2="{}" y1="{}" y2="{}" )"
                            R"(stroke-width="3"/><circle class="cmp-dot s1" cx="{}" cy="{}" r="5"/></g>)",
                            escape_html(tip), svg::num(x(iv.lo)), svg::num(x(iv.hi)), svg::num(y), svg::num(y),
@@ -89,9 +89,10 @@ std::string runs_chart(const FigureComparison& fc, const checks::Comparison& c) 
                                svg::num(x(v)), svg::num(y), escape_html(name + ": " + grouped(v, 2) + " " + unit));
         if (!arm->empty()) {
             const double m = stats::mean_of(*arm);
-            out += fmt::format(R"(<line class="mark {0}" x1="{2}" x2="{2}" y1="{3}" y2="{4}" stroke-width="2"><title>{1}</title></line>)",
-                               cls, escape_html(name + " mean: " + grouped(m, 2) + " " + unit), svg::num(x(m)),
-                               svg::num(y - 11), svg::num(y + 11));
+            out += fmt::format(
+                R"(<line class="mark {0}" x1="{2}" x2="{2}" y1="{3}" y2="{4}" stroke-width="2"><title>{1}</title></line>)",
+                cls, escape_html(name + " mean: " + grouped(m, 2) + " " + unit), svg::num(x(m)), svg::num(y - 11),
+                svg::num(y + 11));
         }
     }
     return out + "</svg>";
@@ -108,16 +109,19 @@ std::string runs_table(const FigureComparison& fc, const checks::Comparison& c) 
 std::string checks_section(const checks::Comparison& c) {
     std::string items;
     for (const auto& r : c.checks)
-        items += fmt::format("<li class=\"finding {}\">{}<p><strong>{} {}</strong>. {}</p></li>", status_value(r.status),
-                             pill(r.status), checks::code(r.id), escape_html(checks::comparison_title(r.id)),
-                             escape_html(r.message));
+        items += fmt::format("<li class=\"finding {}\">{}<p><strong>{} {}</strong>. {}</p></li>",
+                             status_value(r.status), pill(r.status), checks::code(r.id),
+                             escape_html(checks::comparison_title(r.id)), escape_html(r.message));
     return "<section aria-labelledby=\"h-checks\"><h2 id=\"h-checks\">Can the arms be compared?</h2>"
-           "<ol class=\"findings\">" + items + "</ol></section>";
+           "<ol class=\"findings\">" +
+           items + "</ol></section>";
 }
 
 std::string verdict_section(const checks::Comparison& c) {
     std::string items;
-    if (c.cant_tell) items += "<li class=\"finding unknown\">" + pill(Status::unknown) + "<p>" + escape_html(*c.cant_tell) + "</p></li>";
+    if (c.cant_tell)
+        items +=
+            "<li class=\"finding unknown\">" + pill(Status::unknown) + "<p>" + escape_html(*c.cant_tell) + "</p></li>";
     for (const auto& g : c.gates)
         items += fmt::format("<li class=\"finding {}\">{}<p><strong>{}</strong>: {}</p></li>", status_value(g.status),
                              pill(g.status), escape_html(g.gate), escape_html(g.message));
@@ -156,7 +160,8 @@ std::string render_compare_html(const checks::Comparison& c, const std::string& 
     std::string charts;
     std::vector<std::vector<std::string>> gain_rows;
     for (const auto& fc : c.figures)
-        gain_rows.push_back({std::string(checks::figure_name(fc.figure)), fc.gain.relative ? cmp_pct(*fc.gain.relative) : std::string(kDash),
+        gain_rows.push_back({std::string(checks::figure_name(fc.figure)),
+                             fc.gain.relative ? cmp_pct(*fc.gain.relative) : std::string(kDash),
                              fc.gain.interval ? cmp_pct(fc.gain.interval->lo) : std::string(kDash),
                              fc.gain.interval ? cmp_pct(fc.gain.interval->hi) : std::string(kDash)});
     charts += figure("cmp-gains", "Gain of " + c.b->name + " per figure",
@@ -175,8 +180,8 @@ std::string render_compare_html(const checks::Comparison& c, const std::string& 
                        "<section class=\"charts\"><h2>The runs and the differences</h2>" + charts + "</section>" +
                        runs_section(c);
     return html::page(title, meta, "", body,
-                      "Made " + escape_html(generated) + " by inferlint " INFERLINT_VERSION
-                      ". Every figure is drawn from the runs' own files.");
+                      "Made " + escape_html(generated) +
+                          " by inferlint " INFERLINT_VERSION ". Every figure is drawn from the runs' own files.");
 }
 
 }  // namespace inferlint::report

@@ -24,12 +24,23 @@ std::string github_escape(std::string_view text, GithubPart part) {
     std::string out;
     for (char c : text) {
         switch (c) {
-            case '%': out += "%25"; break;
-            case '\r': out += "%0D"; break;
-            case '\n': out += "%0A"; break;
-            case ':': out += part == GithubPart::property ? "%3A" : ":"; break;
-            case ',': out += part == GithubPart::property ? "%2C" : ","; break;
-            default: out += c;
+            case '%':
+                out += "%25";
+                break;
+            case '\r':
+                out += "%0D";
+                break;
+            case '\n':
+                out += "%0A";
+                break;
+            case ':':
+                out += part == GithubPart::property ? "%3A" : ":";
+                break;
+            case ',':
+                out += part == GithubPart::property ? "%2C" : ",";
+                break;
+            default:
+                out += c;
         }
     }
     return out;

@@ -32,8 +32,9 @@ std::string junit_body(const CheckResult& r) {
 }
 
 std::string junit_element(std::string_view tag, std::string_view type, const CheckResult& r) {
-    return fmt::format("      <{} message=\"{}\" type=\"{}\">{}</{}>\n", tag, xml_escape(r.message, XmlContext::attribute),
-                       type, xml_escape(junit_body(r), XmlContext::body), tag);
+    return fmt::format("      <{} message=\"{}\" type=\"{}\">{}</{}>\n", tag,
+                       xml_escape(r.message, XmlContext::attribute), type, xml_escape(junit_body(r), XmlContext::body),
+                       tag);
 }
 
 std::string junit_case(const CheckResult& r, std::string_view name, std::string_view code, Strict strict) {
@@ -105,9 +106,9 @@ std::string junit_suite(const Verdicts& v, const std::string& name, JunitCounts&
         c.skipped += r.status == Status::not_applicable;
     }
     c.tests = v.results.size() + (v.problem.empty() ? 0 : 1);
-    std::string out = fmt::format(
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\">\n",
-        xml_escape(name, XmlContext::attribute), c.tests, c.failures, c.errors, c.skipped);
+    std::string out =
+        fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"0\">\n",
+                    xml_escape(name, XmlContext::attribute), c.tests, c.failures, c.errors, c.skipped);
     // One testcase per tripwire; a tripwire checked more than once (a boot log's starts)
     // is numbered from its second result on, so every name stays distinct.
     std::map<std::string, int> seen;

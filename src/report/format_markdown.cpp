@@ -14,16 +14,34 @@ std::string markdown_cell(std::string_view text) {
     std::string out;
     for (char c : text) {
         switch (c) {
-            case '|': out += "\\|"; break;
-            case '\n': out += "<br>"; break;
-            case '\r': break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '`': out += "\\`"; break;
-            case '*': out += "\\*"; break;
-            case '_': out += "\\_"; break;
-            default: out += c;
+            case '|':
+                out += "\\|";
+                break;
+            case '\n':
+                out += "<br>";
+                break;
+            case '\r':
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '`':
+                out += "\\`";
+                break;
+            case '*':
+                out += "\\*";
+                break;
+            case '_':
+                out += "\\_";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -31,9 +49,9 @@ std::string markdown_cell(std::string_view text) {
 
 std::string markdown_heading(const Verdicts& v) {
     const int rc = exit_code(v.results, v.strict);
-    std::string how = !v.problem.empty() ? "the run stopped early"
-                      : rc == 1          ? "a tripwire failed"
-                      : rc == 2          ? "a tripwire could not decide"
+    std::string how = !v.problem.empty()  ? "the run stopped early"
+                      : rc == 1           ? "a tripwire failed"
+                      : rc == 2           ? "a tripwire could not decide"
                       : v.results.empty() ? "no tripwire was checked"
                                           : "every tripwire passed";
     return fmt::format("### inferlint {}: {}\n\n", v.command, how);
@@ -51,8 +69,10 @@ std::string render_markdown(const Verdicts& v) {
             const CheckResult& r = v.results[i];
             std::string name = v.label(i).title;
             std::string status(status_label(r.status));
-            if (r.status == Status::fail || r.status == Status::unknown) status = "**" + markdown_cell(status) + "**";
-            else status = markdown_cell(status);
+            if (r.status == Status::fail || r.status == Status::unknown)
+                status = "**" + markdown_cell(status) + "**";
+            else
+                status = markdown_cell(status);
             out += fmt::format("| {} | {} | {} |\n", markdown_cell(name), status, markdown_cell(r.message));
         }
         out += "\n";
@@ -73,11 +93,16 @@ std::optional<Format> parse_format(std::string_view name) {
 
 std::string_view format_name(Format f) {
     switch (f) {
-        case Format::text: return "text";
-        case Format::json: return "json";
-        case Format::junit: return "junit";
-        case Format::github: return "github";
-        case Format::markdown: return "markdown";
+        case Format::text:
+            return "text";
+        case Format::json:
+            return "json";
+        case Format::junit:
+            return "junit";
+        case Format::github:
+            return "github";
+        case Format::markdown:
+            return "markdown";
     }
     return "text";
 }

@@ -68,7 +68,8 @@ std::string legend(const std::vector<std::tuple<Key, std::string, std::string>>&
                 key = R"(<svg viewBox="0 0 12 10" aria-hidden="true"><path class="ev" d="M1 1H11L6 9Z"/></svg>)";
                 break;
             case Key::ref:
-                key = R"(<svg viewBox="0 0 18 10" aria-hidden="true"><line class="ref" x1="0" x2="18" y1="5" y2="5"/></svg>)";
+                key =
+                    R"(<svg viewBox="0 0 18 10" aria-hidden="true"><line class="ref" x1="0" x2="18" y1="5" y2="5"/></svg>)";
                 break;
             case Key::line:
                 key = fmt::format(
@@ -83,11 +84,16 @@ std::string legend(const std::vector<std::tuple<Key, std::string, std::string>>&
 
 std::string_view status_word(Status s) {
     switch (s) {
-        case Status::fail: return "Tripwire failed";
-        case Status::warn: return "Warning";
-        case Status::unknown: return "Can't tell";
-        case Status::pass: return "Pass";
-        case Status::not_applicable: return "Does not apply";
+        case Status::fail:
+            return "Tripwire failed";
+        case Status::warn:
+            return "Warning";
+        case Status::unknown:
+            return "Can't tell";
+        case Status::pass:
+            return "Pass";
+        case Status::not_applicable:
+            return "Does not apply";
     }
     return "Can't tell";
 }
@@ -96,11 +102,16 @@ namespace {
 // Glyphs, not colour alone, tell the statuses apart.
 std::string_view icon(Status s) {
     switch (s) {
-        case Status::pass: return R"(<path d="M3.5 8.5l3 3 6-7"/>)";
-        case Status::warn: return R"(<path d="M8 3.5v6M8 12.2v.3"/>)";
-        case Status::fail: return R"(<path d="M4.5 4.5l7 7M11.5 4.5l-7 7"/>)";
-        case Status::unknown: return R"(<path d="M6 6a2 2 0 1 1 2.6 1.9c-.4.2-.6.5-.6 1v.6M8 12.2v.3"/>)";
-        case Status::not_applicable: return R"(<path d="M4.5 8h7"/>)";
+        case Status::pass:
+            return R"(<path d="M3.5 8.5l3 3 6-7"/>)";
+        case Status::warn:
+            return R"(<path d="M8 3.5v6M8 12.2v.3"/>)";
+        case Status::fail:
+            return R"(<path d="M4.5 4.5l7 7M11.5 4.5l-7 7"/>)";
+        case Status::unknown:
+            return R"(<path d="M6 6a2 2 0 1 1 2.6 1.9c-.4.2-.6.5-.6 1v.6M8 12.2v.3"/>)";
+        case Status::not_applicable:
+            return R"(<path d="M4.5 8h7"/>)";
     }
     return "";
 }
@@ -113,11 +124,16 @@ std::string pill(Status s) {
 
 int status_rank(Status s) {
     switch (s) {
-        case Status::fail: return 0;
-        case Status::warn: return 1;
-        case Status::unknown: return 2;
-        case Status::pass: return 3;
-        case Status::not_applicable: return 4;
+        case Status::fail:
+            return 0;
+        case Status::warn:
+            return 1;
+        case Status::unknown:
+            return 2;
+        case Status::pass:
+            return 3;
+        case Status::not_applicable:
+            return 4;
     }
     return 2;
 }

@@ -46,7 +46,7 @@ std::string legend(const std::vector<std::tuple<Key, std::string, std::string>>&
 
 std::string_view status_word(Status s);  // "Tripwire failed", "Warning", ...
 std::string pill(Status s);
-int status_rank(Status s);       // fail first, does-not-apply last
+int status_rank(Status s);           // fail first, does-not-apply last
 int tripwire_number(TripwireId id);  // TripwireId::T12 -> 12
 
 // Reference text (report_words.cpp): the words the page uses, what each result means,

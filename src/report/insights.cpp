@@ -113,7 +113,8 @@ std::optional<Insight> cache(const Report& rep) {
     std::string load = fmt::format("{} requests of {}{} tokens", c->concurrency, about, grouped(per));
     if (need > pool) {
         std::vector<std::string> did;
-        if (auto peak = short_peak(rep)) did.push_back(fmt::format("ran at most {} at once and queued the rest", g(*peak)));
+        if (auto peak = short_peak(rep))
+            did.push_back(fmt::format("ran at most {} at once and queued the rest", g(*peak)));
         if (auto pre = preempted(rep)) did.push_back(*pre);
         std::string then;
         if (!did.empty()) {
@@ -189,13 +190,15 @@ std::optional<Insight> pace(const Report& rep) {
         avg = bz->mean_running;
         title = fmt::format("On average {} of {} requests ran at once", static_cast<long long>(std::nearbyint(avg)), n);
         if (client || !bz->tokens_per_s || *bz->tokens_per_s == 0) {
-            text = fmt::format("The load kept {} requests open; the server's recording shows {:.1f} running on "
-                               "average while it was busy.{}",
-                               n, avg, measured);
+            text = fmt::format(
+                "The load kept {} requests open; the server's recording shows {:.1f} running on "
+                "average while it was busy.{}",
+                n, avg, measured);
         } else {
-            text = fmt::format("The load kept {} requests open; while the server was busy, its recording shows "
-                               "{:.1f} running on average and {} output tokens/s.",
-                               n, avg, grouped(*bz->tokens_per_s));
+            text = fmt::format(
+                "The load kept {} requests open; while the server was busy, its recording shows "
+                "{:.1f} running on average and {} output tokens/s.",
+                n, avg, grouped(*bz->tokens_per_s));
         }
     } else {
         auto tpot = tpot_ms(rep);
@@ -203,14 +206,16 @@ std::optional<Insight> pace(const Report& rep) {
         avg = std::min(*client * *tpot / 1000, double(n));
         title = fmt::format("On average {} of {} requests were part-way through their output",
                             static_cast<long long>(std::nearbyint(avg)), n);
-        text = fmt::format("{} From its first token to its last, a request took {:.1f} ms per token (TPOT), so on "
-                           "average {:.1f} of the {} requests the load kept open were in that stretch ({} x {:.4f} "
-                           "s), including any paused mid-output.",
-                           measured.substr(1), *tpot, avg, n, grouped(*client), *tpot / 1000);
+        text = fmt::format(
+            "{} From its first token to its last, a request took {:.1f} ms per token (TPOT), so on "
+            "average {:.1f} of the {} requests the load kept open were in that stretch ({} x {:.4f} "
+            "s), including any paused mid-output.",
+            measured.substr(1), *tpot, avg, n, grouped(*client), *tpot / 1000);
         if (rep.series && rep.engine->gauges_lag)
-            text += fmt::format(" {} updates its running gauge only when a request completes, so the recording "
-                                "does not give the number running.",
-                                rep.engine->name);
+            text += fmt::format(
+                " {} updates its running gauge only when a request completes, so the recording "
+                "does not give the number running.",
+                rep.engine->name);
     }
     if (avg >= 0.9 * double(n)) return Insight{"pace", "The run kept its requests busy", text, Tone::ok};
     return Insight{"pace", title, text, Tone::limit};

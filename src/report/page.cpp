@@ -60,8 +60,7 @@ std::string page(std::string_view title, std::string_view meta_html, std::string
            "script-src 'unsafe-inline'; img-src data:\">"
            "<link rel=\"icon\" href=\"" +
            escape_html(page_data_url(kLogo)) + "\"><title>" + escape_html(title) + "</title>" +
-           std::string(kThemeBoot) + "<style>" + asset_report_css + "</style></head><body>" + body +
-           "</body></html>";
+           std::string(kThemeBoot) + "<style>" + asset_report_css + "</style></head><body>" + body + "</body></html>";
 }
 
 }  // namespace inferlint::report::html

@@ -70,8 +70,8 @@ Summary summarize_run(const std::optional<Snapshot>& before, const std::optional
         sm.output_tokens = as_count(counter_delta(*before, *after, names.generation_tokens));
         sm.prompt_tokens = as_count(counter_delta(*before, *after, names.prompt_tokens));
         if (!names.preemptions.empty())
-            sm.preemptions = as_count(
-                counter_delta(*before, *after, names.preemptions, engine.witness(names.preemptions)));
+            sm.preemptions =
+                as_count(counter_delta(*before, *after, names.preemptions, engine.witness(names.preemptions)));
         sm.mean_latency_s = mean_of(*before, *after, names.e2e_latency);
         sm.mean_first_token_s = mean_of(*before, *after, names.first_token);
         sm.mean_queue_s = mean_of(*before, *after, names.queue_time);

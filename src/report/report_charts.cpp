@@ -77,8 +77,7 @@ std::optional<double> fits_at(const SeriesSample& x, std::optional<long long> us
     if (x.running && *x.running != 0 && x.kv_usage && *x.kv_usage != 0 && *x.kv_usage >= 0.9) {
         try {
             return static_cast<double>(predict_concurrency(*x.kv_usage, *x.running, usable));
-        } catch (const std::invalid_argument&) {
-        }
+        } catch (const std::invalid_argument&) {}
     }
     return std::nullopt;
 }
@@ -154,9 +153,10 @@ struct RunCharts {
         t.xs = pick(all_xs, keep);
         for (const Ys* l : lines) t.ys.push_back(pick(*l, keep));
         if (keep.size() < all_xs.size())
-            t.note = fmt::format(" The chart and its table show {} of the {} readings: the first, last, lowest and "
-                                 "highest in each pixel column, so peaks and dips are kept.",
-                                 grouped(double(keep.size())), grouped(double(all_xs.size())));
+            t.note = fmt::format(
+                " The chart and its table show {} of the {} readings: the first, last, lowest and "
+                "highest in each pixel column, so peaks and dips are kept.",
+                grouped(double(keep.size())), grouped(double(all_xs.size())));
         return t;
     }
 };
@@ -178,9 +178,8 @@ std::string requests_chart(const RunCharts& ctx, const Thinned& t) {
     c.events = ctx.events;
     c.event_label = "preemption";
     c.aria = "Requests running and waiting over time";
-    std::vector<std::tuple<Key, std::string, std::string>> keys{{Key::line, "s1", "running"},
-                                                                {Key::line, "s2", "waiting"},
-                                                                {Key::line, "s3", "how many fit in the cache"}};
+    std::vector<std::tuple<Key, std::string, std::string>> keys{
+        {Key::line, "s1", "running"}, {Key::line, "s2", "waiting"}, {Key::line, "s3", "how many fit in the cache"}};
     if (!c.refs.empty()) keys.emplace_back(Key::ref, "", "concurrency asked for");
     if (!ctx.events.empty()) keys.emplace_back(Key::event, "", "preemption");
     std::vector<std::vector<std::string>> rows;
@@ -216,10 +215,10 @@ std::string kv_chart(const RunCharts& ctx, const Thinned& t) {
     rows.reserve(xs.size());
     for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(use[i], 1)});
     std::string leg = ctx.events.empty() ? "" : legend({{Key::event, "", "preemption"}});
-    return figure("fig-kv", "KV cache in use",
-                  "The share of the cache holding requests' tokens." + escape_html(steps) + ctx.lag +
-                      escape_html(t.note),
-                  svg::render_time(c), leg, table({"seconds", "% in use"}, rows));
+    return figure(
+        "fig-kv", "KV cache in use",
+        "The share of the cache holding requests' tokens." + escape_html(steps) + ctx.lag + escape_html(t.note),
+        svg::render_time(c), leg, table({"seconds", "% in use"}, rows));
 }
 
 std::string tput_chart(const RunCharts& ctx, const Thinned& t) {
@@ -274,13 +273,15 @@ std::string digest_charts(const Report& rep, const SeriesDigest& d) {
     const auto points = d.points();
     RunCharts ctx{rep, *rep.series, {}, {}, ""};
     const Engine& engine = *rep.engine;
-    ctx.lag = engine.gauges_lag ? fmt::format(" {} updates these readings only when a request completes, so "
-                                              "between completions a line holds its last value.",
-                                              escape_html(engine.name))
+    ctx.lag = engine.gauges_lag ? fmt::format(
+                                      " {} updates these readings only when a request completes, so "
+                                      "between completions a line holds its last value.",
+                                      escape_html(engine.name))
                                 : "";
     auto word = [](long long n) { return n > 1 ? "preemptions" : "preemption"; };
     if (const auto& raw = d.preemptions()) {
-        for (const auto& [x, n] : *raw) ctx.events.push_back({at(x), fmt::format("{} {} at {:.1f} s", n, word(n), at(x))});
+        for (const auto& [x, n] : *raw)
+            ctx.events.push_back({at(x), fmt::format("{} {} at {:.1f} s", n, word(n), at(x))});
     } else {
         for (const auto& p : d.preemptions_per_stretch()) {
             double first = at(p.first), last = at(p.last);
@@ -301,9 +302,10 @@ std::string digest_charts(const Report& rep, const SeriesDigest& d) {
         tput.push_back(engine.tokens_at_finish ? std::nullopt : mono ? p.tput_mono : p.tput_wall);
     }
     if (static_cast<long long>(points.size()) < d.samples())
-        t.note = fmt::format(" The chart and its table show {} of the {} readings: the first, last, lowest and "
-                             "highest in each pixel column, so peaks and dips are kept.",
-                             grouped(double(points.size())), grouped(double(d.samples())));
+        t.note = fmt::format(
+            " The chart and its table show {} of the {} readings: the first, last, lowest and "
+            "highest in each pixel column, so peaks and dips are kept.",
+            grouped(double(points.size())), grouped(double(d.samples())));
     auto with = [&t](std::vector<Ys> ys) {
         Thinned one{t.xs, std::move(ys), t.note};
         return one;
@@ -325,9 +327,10 @@ std::string run_charts(const Report& rep) {
     const Engine& engine = *rep.engine;
     RunCharts ctx{rep, s, times(s), {}, ""};
     ctx.events = preemption_events(s, ctx.all_xs);
-    ctx.lag = engine.gauges_lag ? fmt::format(" {} updates these readings only when a request completes, so "
-                                              "between completions a line holds its last value.",
-                                              escape_html(engine.name))
+    ctx.lag = engine.gauges_lag ? fmt::format(
+                                      " {} updates these readings only when a request completes, so "
+                                      "between completions a line holds its last value.",
+                                      escape_html(engine.name))
                                 : "";
 
     Ys running, waiting, usage;
@@ -361,9 +364,9 @@ std::string cache_chart(const Report& rep) {
     std::string load = fmt::format("{} requests at full length", need->concurrency);
     svg::BarChart c;
     c.id = "cache";
-    c.bars = {{"KV cache", pool, fmt::format("the cache holds {} tokens", grouped(pool))},
-              {load, total,
-               fmt::format("{} x {} tokens = {}", need->concurrency, grouped(need->allocated), grouped(total))}};
+    c.bars = {
+        {"KV cache", pool, fmt::format("the cache holds {} tokens", grouped(pool))},
+        {load, total, fmt::format("{} x {} tokens = {}", need->concurrency, grouped(need->allocated), grouped(total))}};
     c.unit = "tokens";
     c.fmt = whole;
     c.aria = "Tokens the KV cache holds, and tokens the load needs";
@@ -374,10 +377,12 @@ std::string cache_chart(const Report& rep) {
     std::string rounded = need->block && need->allocated != need->per_request
                               ? fmt::format(", {} in whole {}-token blocks", grouped(need->allocated), *need->block)
                               : "";
-    std::string cap = fmt::format(
-        "A request holds its prompt and the output it has written so far: about {} tokens by its end{}. All {} "
-        "at the end of their output need {}.",
-        grouped(need->per_request), rounded, need->concurrency, grouped(total)) + fit;
+    std::string cap =
+        fmt::format(
+            "A request holds its prompt and the output it has written so far: about {} tokens by its end{}. All {} "
+            "at the end of their output need {}.",
+            grouped(need->per_request), rounded, need->concurrency, grouped(total)) +
+        fit;
     return figure("fig-cache", "The KV cache and the load", escape_html(cap), svg::render_bars(c), "",
                   table({"", "tokens"}, {{"KV cache", grouped(pool)}, {load, grouped(total)}}));
 }

@@ -120,8 +120,7 @@ std::string fleet_section(const Report& rep) {
            ". The verdicts above are the fleet's: T8 holds the concurrency asked for against the sum of the "
            "replicas' running requests at each step, T9 and T14 are each replica's, and a replica that fails "
            "fails the fleet.</p>" +
-           table({f.replica_label, "samples", "gaps", "restarted", "peak running", "peak KV", "verdicts",
-                  "snapshots"},
+           table({f.replica_label, "samples", "gaps", "restarted", "peak running", "peak KV", "verdicts", "snapshots"},
                  rows) +
            charts + "</section>";
 }

@@ -43,8 +43,8 @@ std::string finding(const CheckResult& r) {
     return fmt::format(
         "<li class=\"finding {}\"><div class=\"f-status\">{}</div><div class=\"f-body\"><div class=\"f-title\">"
         "<span class=\"tw\">{}</span>{}</div><p class=\"msg\">{}</p>{}</div></li>",
-        status_value(r.status), pill(r.status), escape_html(code(r.tripwire)), escape_html(name), escape_html(r.message),
-        what);
+        status_value(r.status), pill(r.status), escape_html(code(r.tripwire)), escape_html(name),
+        escape_html(r.message), what);
 }
 
 std::string findings(const Report& rep) {
@@ -66,9 +66,11 @@ std::string findings(const Report& rep) {
     }
     std::string out = shown.empty() ? "" : "<ol class=\"findings\">" + shown + "</ol>";
     if (!folded.empty()) {
-        std::string label = shown.empty() ? fmt::format("All {} checks passed", n_pass) : fmt::format("{} passed", n_pass);
+        std::string label =
+            shown.empty() ? fmt::format("All {} checks passed", n_pass) : fmt::format("{} passed", n_pass);
         if (n_na)
-            label += fmt::format("; {} {} not apply to {}", n_na, n_na == 1 ? "does" : "do", escape_html(rep.engine->name));
+            label +=
+                fmt::format("; {} {} not apply to {}", n_na, n_na == 1 ? "does" : "do", escape_html(rep.engine->name));
         out += "<details class=\"gloss passed\"><summary>" + label + "</summary><ol class=\"findings\">" + folded +
                "</ol></details>";
     }
@@ -104,8 +106,9 @@ std::string status_note(const Report& rep) {
         for (std::size_t i = 1; i < crashed.size(); ++i) names += fmt::format(" and {}", code(crashed[i]));
         text = names + ": the server itself failed. Any other failed tripwire is about the measurement.";
     } else {
-        text = "The server worked; the failed tripwires are about the measurement. Some numbers from this run "
-               "cannot be taken at face value.";
+        text =
+            "The server worked; the failed tripwires are about the measurement. Some numbers from this run "
+            "cannot be taken at face value.";
         const Summary& sm = rep.summary;
         auto done = sm.done();
         if (done && *done && !sm.finished.empty() && sm.finished_with("error") == 0)
@@ -116,10 +119,10 @@ std::string status_note(const Report& rep) {
 
 // SGLang prints all of its ~500 settings; these change what a benchmark measures.
 constexpr std::array<std::string_view, 15> kSglangSettings{
-    "attention_backend", "chunked_prefill_size", "context_length", "disable_cuda_graph", "disable_radix_cache",
-    "kv_cache_dtype", "mamba_full_memory_ratio", "max_mamba_cache_size", "max_queued_requests",
-    "max_running_requests", "max_total_tokens", "mem_fraction_static", "page_size", "schedule_policy",
-    "speculative_algorithm"};
+    "attention_backend",   "chunked_prefill_size", "context_length",          "disable_cuda_graph",
+    "disable_radix_cache", "kv_cache_dtype",       "mamba_full_memory_ratio", "max_mamba_cache_size",
+    "max_queued_requests", "max_running_requests", "max_total_tokens",        "mem_fraction_static",
+    "page_size",           "schedule_policy",      "speculative_algorithm"};
 
 std::string settings_text(const parse::BootFacts& f) {
     std::vector<std::pair<std::string, std::string>> kv;
@@ -143,8 +146,10 @@ std::string model_name(const parse::BootFacts& f) {
     auto args = f.config_args();
     if (!args || !args->is_object()) return "";
     const Json* path = nullptr;
-    if (args->contains("model")) path = &(*args)["model"];
-    else if (args->contains("model_path")) path = &(*args)["model_path"];
+    if (args->contains("model"))
+        path = &(*args)["model"];
+    else if (args->contains("model_path"))
+        path = &(*args)["model_path"];
     if (!path || path->is_null()) return "";
     std::string p = path->is_string() ? path->get<std::string>() : parse::py_str(*path);
     while (!p.empty() && p.back() == '/') p.pop_back();
@@ -157,17 +162,16 @@ std::string boot_section(const Report& rep) {
     const auto& [name, f] = rep.boots.front();
     std::string model = model_name(f);
     std::string dash(kDash);
-    std::string block = f.page_size ? fmt::format("{} token{} (page size)", grouped(double(*f.page_size)),
-                                                  *f.page_size != 1 ? "s" : "")
-                        : f.attention_block_size && *f.attention_block_size
-                            ? grouped(double(*f.attention_block_size)) + " tokens"
-                            : std::string("16 tokens (default)");
+    std::string block =
+        f.page_size ? fmt::format("{} token{} (page size)", grouped(double(*f.page_size)), *f.page_size != 1 ? "s" : "")
+        : f.attention_block_size && *f.attention_block_size ? grouped(double(*f.attention_block_size)) + " tokens"
+                                                            : std::string("16 tokens (default)");
     auto joined = [](const std::vector<std::string>& v, std::string_view none) {
         std::string out;
         for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
         return out.empty() ? std::string(none) : out;
     };
-    std::string graphs = f.cudagraphs == false ? "off"
+    std::string graphs = f.cudagraphs == false    ? "off"
                          : f.cudagraph_actual_gib ? "on, " + py_float_repr(*f.cudagraph_actual_gib) + " GiB"
                                                   : "on";
     std::vector<std::pair<std::string, std::string>> items{
@@ -177,8 +181,9 @@ std::string boot_section(const Report& rep) {
         {"Attention block", block},
         {"Attention backend", joined(f.selected_backends, kDash)},
         {"Draft model backend", joined(f.drafter_backends, "none")},
-        {"Memory for KV cache",
-         f.available_kv_cache_gib && *f.available_kv_cache_gib ? py_float_repr(*f.available_kv_cache_gib) + " GiB" : dash},
+        {"Memory for KV cache", f.available_kv_cache_gib && *f.available_kv_cache_gib
+                                    ? py_float_repr(*f.available_kv_cache_gib) + " GiB"
+                                    : dash},
         {"CUDA graphs", graphs},
         {"Boot line 'maximum concurrency'",
          f.max_concurrency && *f.max_concurrency && f.max_concurrency_request_len && *f.max_concurrency_request_len
@@ -207,8 +212,8 @@ std::string guide(const Engine& engine) {
         items += fmt::format(
             "<li><div class=\"g-head\"><span class=\"tw\">{}</span>{}<span class=\"slug\">{}</span></div><p>{}</p>"
             "<p class=\"why\">{}</p>{}<code>{}</code></li>",
-            escape_html(t.id), escape_html(t.name), escape_html(t.slug), escape_html(t.what), escape_html(t.why),
-            note, escape_html(t.command));
+            escape_html(t.id), escape_html(t.name), escape_html(t.slug), escape_html(t.what), escape_html(t.why), note,
+            escape_html(t.command));
     }
     return fmt::format(
         "<section class=\"guide\" id=\"guide\"><h2>The {} tripwires</h2><details class=\"gloss\"><summary>What each "
@@ -251,8 +256,8 @@ std::string render_report_html(const Report& rep) {
     body += boot_section(rep);
     body += guide(*rep.engine);
     return html::page(rep.title, meta_html, note_html, body,
-                      "Made " + escape_html(rep.generated) + " by inferlint " INFERLINT_VERSION
-                      ". Every chart is drawn from the run's own files.");
+                      "Made " + escape_html(rep.generated) +
+                          " by inferlint " INFERLINT_VERSION ". Every chart is drawn from the run's own files.");
 }
 
 }  // namespace inferlint::report

@@ -27,16 +27,20 @@ std::pair<std::string, std::string> checked_line(const Report& rep) {
             why = "do not apply to " + rep.engine->name;
         const std::string id(t.id);
         auto it = std::find_if(missing.begin(), missing.end(), [&](const auto& m) { return m.first == why; });
-        if (it == missing.end()) missing.push_back({why, {id}});
-        else it->second.push_back(id);
+        if (it == missing.end())
+            missing.push_back({why, {id}});
+        else
+            it->second.push_back(id);
     }
     std::vector<std::string> groups;
     for (auto [why, ids] : missing) {
         if (ids.size() == 1) {
             auto space = why.find(' ');
             std::string verb = why.substr(0, space), rest = space == std::string::npos ? "" : why.substr(space + 1);
-            if (verb == "need" || verb == "run") why = verb + "s " + rest;
-            else if (verb == "do") why = "does " + rest;
+            if (verb == "need" || verb == "run")
+                why = verb + "s " + rest;
+            else if (verb == "do")
+                why = "does " + rest;
         }
         std::string names = ids.front();
         if (ids.size() > 1) {
@@ -89,8 +93,9 @@ std::string tiles(const Report& rep) {
     const CheckResult* t1 = rep.result(TripwireId::T1);
     if (auto n = ev_number(t1, "preemptions")) {
         const Engine& e = *rep.engine;
-        std::string logged = e.logs_preemptions ? e.name + " logs each one."
-                                                 : "Older releases log none; newer ones only count them in the periodic stats line.";
+        std::string logged = e.logs_preemptions
+                                 ? e.name + " logs each one."
+                                 : "Older releases log none; newer ones only count them in the periodic stats line.";
         out += tile(e.preemption == "retraction" ? "Retractions" : "Preemptions", fmt_n(*n),
                     "Requests evicted and recomputed. " + logged, t1->status);
     }
@@ -103,9 +108,10 @@ std::string tiles(const Report& rep) {
             sub += fmt::format("; a whole-second timer reads {:+.2f}%", err->get<double>() * 100);
         const auto& b = rep.bench;
         if (b && b->output_throughput && *b->output_throughput && b->duration_s && *b->duration_s)
-            sub = fmt::format("the server's count over {:.1f} s, idle time included; the load tool measured {} "
-                              "over its {:.1f} s",
-                              span, grouped(*b->output_throughput, 1), *b->duration_s);
+            sub = fmt::format(
+                "the server's count over {:.1f} s, idle time included; the load tool measured {} "
+                "over its {:.1f} s",
+                span, grouped(*b->output_throughput, 1), *b->duration_s);
         out += tile("Output tokens per second", fmt_n(*rate, 1), sub, std::nullopt);
     }
     if (rep.bench && rep.bench->median_ttft_ms && rep.bench->p99_ttft_ms)
@@ -156,8 +162,9 @@ std::string story(const Report& rep) {
     std::vector<std::string> out;
     bool asked = rep.requested && *rep.requested;
     if (sm.span_s)
-        out.push_back(asked ? fmt::format("The load tool kept {} requests open for {}.", *rep.requested, dur(*sm.span_s))
-                            : fmt::format("The test ran for {}.", dur(*sm.span_s)));
+        out.push_back(asked
+                          ? fmt::format("The load tool kept {} requests open for {}.", *rep.requested, dur(*sm.span_s))
+                          : fmt::format("The test ran for {}.", dur(*sm.span_s)));
     auto done = sm.done();
     if (done && sm.output_tokens) {
         long long errors = sm.finished_with("error");
@@ -182,9 +189,10 @@ std::string story(const Report& rep) {
         std::string verb = rep.engine->preemption == "retraction" ? "retracted" : "preempted";
         std::string logged = rep.engine->logs_preemptions ? rep.engine->name + " logs each one."
                                                           : "The server log does not mention this.";
-        out.push_back(fmt::format("It {} a running request {} to free KV cache: each one went back to the queue "
-                                  "and later recomputed its prompt and output so far. {}",
-                                  verb, times, logged));
+        out.push_back(
+            fmt::format("It {} a running request {} to free KV cache: each one went back to the queue "
+                        "and later recomputed its prompt and output so far. {}",
+                        verb, times, logged));
     }
     std::string text;
     for (const auto& s : out) text += (text.empty() ? "" : " ") + s;
@@ -205,7 +213,8 @@ std::string happened_section(const Report& rep) {
     auto per = [&](long long n) {
         return done && *done ? fmt::format(" ({} per request)", grouped(double(n) / double(*done))) : std::string();
     };
-    if (sm.output_tokens) test.emplace_back("Output tokens generated", count(*sm.output_tokens) + per(*sm.output_tokens));
+    if (sm.output_tokens)
+        test.emplace_back("Output tokens generated", count(*sm.output_tokens) + per(*sm.output_tokens));
     if (sm.prompt_tokens) test.emplace_back("Prompt tokens read", count(*sm.prompt_tokens) + per(*sm.prompt_tokens));
     if (sm.mean_latency_s) test.emplace_back("Average time per request", fmt::format("{:.1f} s", *sm.mean_latency_s));
     if (sm.mean_first_token_s) {
@@ -219,8 +228,8 @@ std::string happened_section(const Report& rep) {
         setup.emplace_back("Requests sent by",
                            "the load tool. inferlint sends none: it only reads the server's counters.");
     if (sm.interval_s && *sm.interval_s && sm.readings && *sm.readings)
-        setup.emplace_back("Recording", fmt::format("the server read every {:g} s, {} readings", *sm.interval_s,
-                                                    count(*sm.readings)));
+        setup.emplace_back(
+            "Recording", fmt::format("the server read every {:g} s, {} readings", *sm.interval_s, count(*sm.readings)));
     if (sm.url && !sm.url->empty()) setup.emplace_back("Server address", *sm.url);
     if (!rep.sources.empty()) {
         std::string made = rep.sources[0];

@@ -62,8 +62,7 @@ constexpr std::array kTerms{
     Term{"Before and after readings",
          "Copies of the server's counters taken just before and just after the test; what changed between them "
          "is what the test did."},
-    Term{"Recording",
-         "The server's gauges read several times a second during the test. The charts are drawn from it."},
+    Term{"Recording", "The server's gauges read several times a second during the test. The charts are drawn from it."},
     Term{"Attention backend",
          "The GPU code that computes the model's attention. vLLM has several and chooses one itself unless told "
          "which (T6)."},
@@ -83,7 +82,8 @@ std::string_view preemption_term(EngineId id) {
             return "Under the MAX_UTILIZATION scheduler policy TensorRT-LLM pauses a running request when the KV "
                    "cache is full and recomputes it later. It exports no count of these, but logs each pause at "
                    "INFO level; its default policy, GUARANTEED_NO_EVICT, never pauses (T1).";
-        case EngineId::vllm: break;
+        case EngineId::vllm:
+            break;
     }
     return "";
 }
@@ -100,8 +100,7 @@ constexpr std::array kMeanings{
             "tripwire the server did its work, but a figure from the run (concurrency, throughput, latency) does "
             "not mean what it appears to.",
             "Read the finding. Fix the setup and run again, or publish the figure together with the finding."},
-    Meaning{Status::warn,
-            "Nothing is broken, but a setting or an effect changes how the figures should be read.",
+    Meaning{Status::warn, "Nothing is broken, but a setting or an effect changes how the figures should be read.",
             "Keep the warning with the results, so whoever compares them knows about it."},
     Meaning{Status::unknown,
             "The check could not decide: a counter or log line it needs was missing, for example from a release "

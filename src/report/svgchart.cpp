@@ -15,12 +15,23 @@ std::string escape_html(std::string_view text) {
     out.reserve(text.size() + text.size() / 8);
     for (char c : text) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#x27;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#x27;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -230,12 +241,13 @@ std::string render_time(const TimeChart& c) {
     Scale sx{x0, x1, double(kMarginLeft), double(w - kMarginRight)};
     Scale sy{yt.front(), yt.back(), double(h - kMarginBottom), double(kMarginTop)};
 
-    std::string o = fmt::format(R"(<svg viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="xMidYMid meet">)",
-                                w, h, escape_html(c.aria));
+    std::string o =
+        fmt::format(R"(<svg viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="xMidYMid meet">)", w, h,
+                    escape_html(c.aria));
     for (double t : yt) {
         std::string y = num(sy(t));
-        o += fmt::format(R"(<line class="{}" x1="{}" x2="{}" y1="{}" y2="{}"/>)", t == 0 ? "axis" : "grid",
-                         kMarginLeft, w - kMarginRight, y, y);
+        o += fmt::format(R"(<line class="{}" x1="{}" x2="{}" y1="{}" y2="{}"/>)", t == 0 ? "axis" : "grid", kMarginLeft,
+                         w - kMarginRight, y, y);
         o += fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="end" dominant-baseline="middle">{}</text>)",
                          kMarginLeft - 8, y, escape_html(y_fmt(t)));
     }
@@ -293,8 +305,9 @@ std::string render_bars(const BarChart& c) {
     for (const auto& b : c.bars) top_value = std::max(top_value, b.value);
     std::vector<double> xt = nice_ticks(0.0, top_value, 5);
     Scale sx{0.0, xt.back(), x_left, x_right};
-    std::string o = fmt::format(R"(<svg viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="xMidYMid meet">)",
-                                c.width, h, escape_html(c.aria));
+    std::string o =
+        fmt::format(R"(<svg viewBox="0 0 {} {}" role="img" aria-label="{}" preserveAspectRatio="xMidYMid meet">)",
+                    c.width, h, escape_html(c.aria));
     for (double t : xt) {
         std::string x = num(sx(t));
         o += fmt::format(R"(<line class="{}" x1="{}" x2="{}" y1="{}" y2="{}"/>)", t == 0 ? "axis" : "grid", x, x,
@@ -350,8 +363,7 @@ std::vector<std::size_t> keep_indices(const std::vector<double>& xs,
         std::vector<int> breaks(series.size(), 0);
         while (j < n) {
             auto cj = static_cast<std::size_t>(std::min<double>(
-                static_cast<double>(columns - 1),
-                std::floor((xs[j] - x0) / (x1 - x0) * static_cast<double>(columns))));
+                static_cast<double>(columns - 1), std::floor((xs[j] - x0) / (x1 - x0) * static_cast<double>(columns))));
             if (cj != col) break;
             for (std::size_t s = 0; s < series.size(); ++s) {
                 const auto& y = (*series[s])[j];

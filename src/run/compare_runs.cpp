@@ -27,7 +27,8 @@ std::optional<XrayAccount> read_xray_account(const fs::path& folder) {
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
     Json doc = Json::parse(util::read_file(file), nullptr, false);
     if (!doc.is_object() || doc.value("schema", "") != xray::kResultsSchema)
-        throw InputError(fmt::format("{}: not xray's results (expected a {} document)", file.string(), xray::kResultsSchema));
+        throw InputError(
+            fmt::format("{}: not xray's results (expected a {} document)", file.string(), xray::kResultsSchema));
     XrayAccount x;
     x.completed = doc.value("completed", false) == true;
     if (auto p = doc.find("problem"); p != doc.end() && p->is_string()) x.problem = p->get<std::string>();
@@ -77,16 +78,18 @@ bool is_run_folder(const fs::path& folder) {
 std::vector<fs::path> expand_run_folders(const fs::path& path) {
     std::error_code ec;
     if (!fs::exists(path, ec)) throw InputError(fmt::format("{}: no such folder", path.string()));
-    if (!fs::is_directory(path, ec)) throw InputError(fmt::format("{}: not a folder (give a run folder)", path.string()));
+    if (!fs::is_directory(path, ec))
+        throw InputError(fmt::format("{}: not a folder (give a run folder)", path.string()));
     if (is_run_folder(path)) return {path};
     std::vector<fs::path> runs;
     for (const auto& e : fs::directory_iterator(path, ec))
         if (is_run_folder(e.path())) runs.push_back(e.path());
     std::sort(runs.begin(), runs.end());
     if (runs.empty())
-        throw InputError(fmt::format("{}: not a run folder, and none of its subfolders is one (no results.json, "
-                                     "boot.log, snapshots, recording or load tool's result)",
-                                     path.string()));
+        throw InputError(
+            fmt::format("{}: not a run folder, and none of its subfolders is one (no results.json, "
+                        "boot.log, snapshots, recording or load tool's result)",
+                        path.string()));
     return runs;
 }
 
@@ -127,8 +130,8 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
     return r;
 }
 
-std::optional<checks::Arm> read_arm(const std::string& name, const std::vector<std::string>& paths,
-                                    const Engine* named, const AcceptEngine& accept) {
+std::optional<checks::Arm> read_arm(const std::string& name, const std::vector<std::string>& paths, const Engine* named,
+                                    const AcceptEngine& accept) {
     checks::Arm arm;
     arm.name = name;
     for (const auto& p : paths)
@@ -140,10 +143,11 @@ std::optional<checks::Arm> read_arm(const std::string& name, const std::vector<s
     if (arm.runs.empty()) throw InputError(fmt::format("{}: no runs given", name));
     const checks::ArmRun* first = nullptr;
     for (const checks::ArmRun* r : arm.completed()) {
-        if (!first) first = r;
+        if (!first)
+            first = r;
         else if (r->engine != first->engine)
-            throw InputError(fmt::format("{}: {} came from {}, but {} came from {}: an arm is one configuration",
-                                         name, first->label, first->engine->name, r->label, r->engine->name));
+            throw InputError(fmt::format("{}: {} came from {}, but {} came from {}: an arm is one configuration", name,
+                                         first->label, first->engine->name, r->label, r->engine->name));
     }
     return arm;
 }

@@ -18,7 +18,8 @@ report::FleetPage fleet_page(const FleetWindow& window, const checks::FleetVerdi
         row.gaps = r.gaps;
         row.resets = r.resets;
         if (!r.before) row.missing = "none at the start: " + r.before_missing;
-        if (!r.after) row.missing += (row.missing.empty() ? "" : "; ") + std::string("none at the end: ") + r.after_missing;
+        if (!r.after)
+            row.missing += (row.missing.empty() ? "" : "; ") + std::string("none at the end: ") + r.after_missing;
         fp.replicas.push_back(std::move(row));
     }
     return fp;

@@ -48,8 +48,8 @@ std::vector<long long> process_tree(const std::filesystem::path& proc_root, int 
 }
 
 void record_gpus(std::ostream& out, const GpuRecordOptions& options, const std::atomic<bool>& stop,
-                 const CommandRunner& run, const std::string& exe, const std::function<std::vector<long long>()>& server_pids,
-                 const WatchClock& clock) {
+                 const CommandRunner& run, const std::string& exe,
+                 const std::function<std::vector<long long>()>& server_pids, const WatchClock& clock) {
     out << parse::gpu_header_json(options.interval_s).dump() << '\n' << std::flush;
     const long long t0 = clock.mono_ns();
     const long long step = static_cast<long long>(options.interval_s * 1e9);

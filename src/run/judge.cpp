@@ -75,8 +75,7 @@ std::optional<LiveRecord> read_live_record(const fs::path& folder) {
         throw InputError(fmt::format("{}: not an {} document", path.string(), kLiveSchema));
     LiveRecord rec;
     if (doc.contains("verdicts")) {
-        if (!doc["verdicts"].is_array())
-            throw InputError(fmt::format("{}: \"verdicts\" is not a list", path.string()));
+        if (!doc["verdicts"].is_array()) throw InputError(fmt::format("{}: \"verdicts\" is not a list", path.string()));
         for (const auto& v : doc["verdicts"]) {
             auto r = verdict_from_json(v);
             if (!r) throw InputError(fmt::format("{}: a verdict that is not one: {}", path.string(), v.dump()));

@@ -43,8 +43,8 @@ fs::path config_json_of(const fs::path& path) {
 
 parse::ModelConfig read_model_config(const fs::path& path) {
     fs::path file = config_json_of(path);
-    parse::ModelConfig config = parse::parse_model_config(util::read_file(file, util::AllowEmpty::no, kModelConfigBytes),
-                                                          file.string());
+    parse::ModelConfig config =
+        parse::parse_model_config(util::read_file(file, util::AllowEmpty::no, kModelConfigBytes), file.string());
     if (config.problem) throw InputError(fmt::format("{}: {}", file.string(), *config.problem));
     return config;
 }
@@ -71,8 +71,8 @@ std::optional<parse::ModelConfig> model_config_named_in(const parse::BootFacts& 
     return std::nullopt;
 }
 
-std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector<fs::path>& paths,
-                                                               const Engine* named, const AcceptEngine& accept) {
+std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector<fs::path>& paths, const Engine* named,
+                                                               const AcceptEngine& accept) {
     std::vector<std::string> labels = parse::log_labels(paths);
     std::vector<checks::BootStart> starts;
     for (std::size_t i = 0; i < paths.size(); ++i) {
@@ -87,7 +87,8 @@ std::optional<std::string> mixed_engines(const std::vector<std::pair<const Engin
     const std::pair<const Engine*, std::string>* first = nullptr;
     for (const auto& e : engines) {
         if (!e.first) continue;
-        if (!first) first = &e;
+        if (!first)
+            first = &e;
         else if (e.first != first->first)
             return fmt::format("{} came from {}, but {} came from {}: the files are from different runs", first->second,
                                first->first->name, e.second, e.first->name);
@@ -137,7 +138,8 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
         ev.unique_prompts = "the load tool's result says its prompts were unique";
     if (files.gpu) {
         ev.gpu = parse::parse_gpu_recording(util::read_file(*files.gpu, util::AllowEmpty::yes));
-        if (!ev.gpu) throw InputError(fmt::format("{}: not a GPU recording (no inferlint.gpu/1 header)", files.gpu->string()));
+        if (!ev.gpu)
+            throw InputError(fmt::format("{}: not a GPU recording (no inferlint.gpu/1 header)", files.gpu->string()));
         if (const long long n = ev.gpu->skipped_lines; n > 0)
             run.notes.push_back(fmt::format("note: {}: skipped {} line{} that {} not a reading", files.gpu->string(), n,
                                             n == 1 ? "" : "s", n == 1 ? "is" : "are"));

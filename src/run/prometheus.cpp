@@ -26,9 +26,10 @@ std::string prom_matchers(const std::string& selector) {
     s.erase(s.find_last_not_of(" \t") + 1);
     if (s.empty()) return "";
     if (s.front() != '{' || s.back() != '}')
-        throw InputError(fmt::format("--match: '{}' is not a label selector: give matchers in braces, e.g. "
-                                     "'{{job=\"vllm\",namespace=\"bench\"}}'",
-                                     s.substr(0, 80)));
+        throw InputError(
+            fmt::format("--match: '{}' is not a label selector: give matchers in braces, e.g. "
+                        "'{{job=\"vllm\",namespace=\"bench\"}}'",
+                        s.substr(0, 80)));
     return s.substr(1, s.size() - 2);
 }
 
@@ -58,16 +59,18 @@ std::string prom_get(const PromSource& src, const std::string& path_query, const
     const bool json = r.content_type.find("json") != std::string::npos;
     if (!json && (r.status < 200 || r.status >= 300))
         throw InputError(fmt::format("{}: HTTP {} {}", source, r.status, r.reason()));
-    if (!json) throw InputError(fmt::format("{}: the answer is not JSON ({}): is this Prometheus?", source,
-                                            r.content_type.empty() ? "no Content-Type" : r.content_type));
+    if (!json)
+        throw InputError(fmt::format("{}: the answer is not JSON ({}): is this Prometheus?", source,
+                                     r.content_type.empty() ? "no Content-Type" : r.content_type));
     return std::move(r.body);
 }
 
 void refuse_partial(const parse::PromAnswer& a, const std::string& source) {
     if (a.warnings.empty()) return;
-    throw InputError(fmt::format("{}: Prometheus warned that the answer may be partial ({}): a verdict from part of "
-                                 "the data could pass what failed, so none is given",
-                                 source, a.warnings.front().substr(0, 200)));
+    throw InputError(
+        fmt::format("{}: Prometheus warned that the answer may be partial ({}): a verdict from part of "
+                    "the data could pass what failed, so none is given",
+                    source, a.warnings.front().substr(0, 200)));
 }
 
 }  // namespace detail
@@ -78,8 +81,8 @@ std::string replica_label(const parse::PromSeries& s) { return s.labels.count("p
 
 parse::PromAnswer prom_instant(const PromSource& src, const std::string& query, double at) {
     const std::string what = "query " + query;
-    std::string body = prom_get(
-        src, fmt::format("/api/v1/query?query={}&time={}", prom_escape(query), prom_moment_text(at)), what);
+    std::string body =
+        prom_get(src, fmt::format("/api/v1/query?query={}&time={}", prom_escape(query), prom_moment_text(at)), what);
     const std::string source = fmt::format("{} ({})", util::normalise_base_url(src.url), what);
     parse::PromAnswer a = parse::parse_prom_answer(body, source);
     refuse_partial(a, source);
@@ -94,24 +97,25 @@ parse::PromAnswer prom_range(const PromSource& src, const std::string& query, do
     if (!(step > 0)) throw InputError(fmt::format("{}: the step must be above 0", source));
     const double steps = std::floor((end - start) / step) + 1;
     if (steps > 1e6)
-        throw InputError(fmt::format("{}: the window ({:g} s) at a {:g} s step is {:.0f} steps, over a million: give "
-                                     "a larger --step or a shorter window",
-                                     source, end - start, step, steps));
+        throw InputError(
+            fmt::format("{}: the window ({:g} s) at a {:g} s step is {:.0f} steps, over a million: give "
+                        "a larger --step or a shorter window",
+                        source, end - start, step, steps));
     // Prometheus answers at most 11,000 points per series; a piece also stays near 200,000
     // points in all (a few MB of JSON) however many series match.
-    const double per_piece =
-        std::max(1.0, std::min(10000.0, std::floor(200000.0 / static_cast<double>(std::max<std::size_t>(series_hint, 1)))));
+    const double per_piece = std::max(
+        1.0, std::min(10000.0, std::floor(200000.0 / static_cast<double>(std::max<std::size_t>(series_hint, 1)))));
     parse::PromAnswer all;
     all.result_type = "matrix";
     std::map<std::map<std::string, std::string>, std::size_t> index;
     for (double k = 0; k < steps; k += per_piece) {
         const double from = start + k * step;
         const double to = std::min(end, start + (k + per_piece - 1) * step);
-        std::string body = prom_get(src,
-                                    fmt::format("/api/v1/query_range?query={}&start={}&end={}&step={}",
-                                                prom_escape(query), prom_moment_text(from), prom_moment_text(to),
-                                                fmt::format("{:g}", step)),
-                                    what);
+        std::string body =
+            prom_get(src,
+                     fmt::format("/api/v1/query_range?query={}&start={}&end={}&step={}", prom_escape(query),
+                                 prom_moment_text(from), prom_moment_text(to), fmt::format("{:g}", step)),
+                     what);
         parse::PromAnswer a = parse::parse_prom_answer(body, source);
         refuse_partial(a, source);
         for (auto& s : a.series) {
@@ -134,19 +138,21 @@ Snapshot prometheus_snapshot(const PromSource& src, double at) {
     parse::PromAnswer got = prom_instant(src, prom_with(inner, engines), at);
     const std::string shown = src.selector.empty() ? std::string("{}") : src.selector;
     if (got.series.empty())
-        throw InputError(fmt::format("{}: no series of vLLM, SGLang or TensorRT-LLM match {} at {}: is the server "
-                                     "scraped, and does the selector name it?",
-                                     util::normalise_base_url(src.url), shown, prom_moment_text(at)));
+        throw InputError(
+            fmt::format("{}: no series of vLLM, SGLang or TensorRT-LLM match {} at {}: is the server "
+                        "scraped, and does the selector name it?",
+                        util::normalise_base_url(src.url), shown, prom_moment_text(at)));
     const std::string key = replica_label(got.series.front());
     std::set<std::string> replicas;
     for (const auto& s : got.series) replicas.insert(s.labels.count(key) ? s.labels.at(key) : "");
     if (replicas.size() > 1) {
         std::string list;
         for (const auto& r : replicas) list += (list.empty() ? "" : ", ") + r;
-        throw InputError(fmt::format("{}: {} matches {} replicas ({}={}): a snapshot is of one; narrow --match, e.g. "
-                                     "'{{{}}}'",
-                                     util::normalise_base_url(src.url), shown, replicas.size(), key, list,
-                                     prom_label_matcher(key, *replicas.begin())));
+        throw InputError(
+            fmt::format("{}: {} matches {} replicas ({}={}): a snapshot is of one; narrow --match, e.g. "
+                        "'{{{}}}'",
+                        util::normalise_base_url(src.url), shown, replicas.size(), key, list,
+                        prom_label_matcher(key, *replicas.begin())));
     }
     const std::string replica = *replicas.begin();
     const std::string one = replica.empty() ? inner : prom_with(inner, prom_label_matcher(key, replica));
@@ -167,10 +173,9 @@ Snapshot prometheus_snapshot(const PromSource& src, double at) {
     if (took.series.size() == 1 && std::isfinite(took.series.front().samples.back().value))
         snap.latency_s = took.series.front().samples.back().value;
     snap.t_mono_ns = static_cast<long long>(std::llround(snap.t_wall * 1e9));
-    std::sort(got.series.begin(), got.series.end(),
-              [](const parse::PromSeries& a, const parse::PromSeries& b) {
-                  return a.name() != b.name() ? a.name() < b.name() : a.labels < b.labels;
-              });
+    std::sort(got.series.begin(), got.series.end(), [](const parse::PromSeries& a, const parse::PromSeries& b) {
+        return a.name() != b.name() ? a.name() < b.name() : a.labels < b.labels;
+    });
     snap.text = parse::exposition_text(got.series, {"job", "instance", key});
     snap.url = fmt::format("{}#{}={}", util::normalise_base_url(src.url), key, replica);
     snap.source = snap.url;

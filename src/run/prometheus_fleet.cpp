@@ -34,8 +34,7 @@ void fleet_scrapes_at(const PromSource& src, const std::string& inner, FleetWind
         for (const auto& s : a.series) out[label_of(s.labels, key)].push_back(&s);
         return out;
     };
-    const parse::PromAnswer all =
-        prom_instant(src, prom_with(inner, R"(job=~".+",__name__!~"up|scrape_.+")"), at);
+    const parse::PromAnswer all = prom_instant(src, prom_with(inner, R"(job=~".+",__name__!~"up|scrape_.+")"), at);
     const parse::PromAnswer up = prom_instant(src, "up" + prom_with(inner, ""), at);
     const parse::PromAnswer up_t = prom_instant(src, "timestamp(up" + prom_with(inner, "") + ")", at);
     const parse::PromAnswer took = prom_instant(src, "scrape_duration_seconds" + prom_with(inner, ""), at);
@@ -122,9 +121,10 @@ void fleet_step(const PromSource& src, const std::string& inner, FleetWindow& f)
         if (median > 0 && (!best || median < *best)) best = median;
     }
     if (!best)
-        throw InputError(fmt::format("{}: cannot tell how often the replicas were scraped (no targets listed, and "
-                                     "under two `up` samples in the window): give --step",
-                                     util::normalise_base_url(src.url)));
+        throw InputError(
+            fmt::format("{}: cannot tell how often the replicas were scraped (no targets listed, and "
+                        "under two `up` samples in the window): give --step",
+                        util::normalise_base_url(src.url)));
     f.step_s = std::round(*best * 1000.0) / 1000.0;
     f.step_from = "the samples' spacing";
 }
@@ -186,7 +186,8 @@ void fleet_gauges(const PromSource& src, const std::string& inner, FleetWindow& 
         for (auto& [ms, samples] : at[r.name]) {
             prom::Metrics m(std::move(samples));
             try {
-                text += python_json_line(series_sample(m, engine, static_cast<double>(ms) / 1000.0, std::nullopt)) + "\n";
+                text +=
+                    python_json_line(series_sample(m, engine, static_cast<double>(ms) / 1000.0, std::nullopt)) + "\n";
             } catch (const std::runtime_error& e) {
                 throw InputError(fmt::format("{}: {}", url, e.what()));
             }
@@ -242,9 +243,10 @@ FleetWindow read_fleet_window(const PromSource& src, const PromWindow& window, s
         refuse_partial(a, fmt::format("{} ({})", base, what));
     }
     if (sets.empty())
-        throw InputError(fmt::format("{}: no series of vLLM, SGLang or TensorRT-LLM match {} between {} and {}: is the "
-                                     "server scraped, and does the selector name it?",
-                                     base, f.selector, prom_moment_text(window.start), prom_moment_text(window.end)));
+        throw InputError(
+            fmt::format("{}: no series of vLLM, SGLang or TensorRT-LLM match {} between {} and {}: is the "
+                        "server scraped, and does the selector name it?",
+                        base, f.selector, prom_moment_text(window.start), prom_moment_text(window.end)));
     std::vector<std::string> names;
     bool pods = false;
     for (const auto& l : sets) {

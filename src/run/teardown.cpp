@@ -240,7 +240,7 @@ std::vector<int> signal_processes(const std::vector<Proc>& procs, int sig, const
         // kill() with 0, -1 or a negative pid reaches whole groups: never.
         if (p.pid <= 1 || p.pid == me) continue;
         auto now = procfs::read_process(proc_root, p.pid);
-        if (!now) continue;  // exited since it was listed
+        if (!now) continue;                                                     // exited since it was listed
         if (p.start_ticks != 0 && now->start_ticks != p.start_ticks) continue;  // pid reused
         if (::kill(p.pid, sig) == 0) {
             sent.push_back(p.pid);

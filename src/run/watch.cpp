@@ -134,9 +134,10 @@ WatchReport watch(const std::string& base_url, std::ostream& out, const WatchOpt
             ++slow_scrapes;
             const double late_s = static_cast<double>(now - (t0 + tick * interval_ns)) / 1e9;
             if (slow_scrapes <= kSlowNotes && note)
-                note(fmt::format("scrape finished {:.3f} s after it was due, longer than the {:g} s interval: "
-                                 "skipped {} reading{}",
-                                 late_s, interval_s, skipped, skipped == 1 ? "" : "s"));
+                note(
+                    fmt::format("scrape finished {:.3f} s after it was due, longer than the {:g} s interval: "
+                                "skipped {} reading{}",
+                                late_s, interval_s, skipped, skipped == 1 ? "" : "s"));
             else
                 quiet_skipped += skipped;
             next = due;
@@ -190,8 +191,8 @@ std::string replica_series_name(const std::string& base_url) {
     const util::BaseUrl where = util::parse_base_url(base_url);
     std::string name = fmt::format("{}_{}{}", where.host, where.port, where.prefix);
     for (char& c : name) {
-        const bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                          c == '-';
+        const bool kept =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
         if (!kept) c = '_';
     }
     return name + ".series.jsonl";

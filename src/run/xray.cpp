@@ -36,16 +36,26 @@ namespace inferlint::xray {
 
 std::string_view stage_name(Stage s) {
     switch (s) {
-        case Stage::engine: return "engine";
-        case Stage::gpu: return "gpu";
-        case Stage::start: return "start";
-        case Stage::metrics: return "metrics";
-        case Stage::boot_log: return "boot_log";
-        case Stage::probe: return "probe";
-        case Stage::load: return "load";
-        case Stage::checks: return "checks";
-        case Stage::stop: return "stop";
-        case Stage::report: return "report";
+        case Stage::engine:
+            return "engine";
+        case Stage::gpu:
+            return "gpu";
+        case Stage::start:
+            return "start";
+        case Stage::metrics:
+            return "metrics";
+        case Stage::boot_log:
+            return "boot_log";
+        case Stage::probe:
+            return "probe";
+        case Stage::load:
+            return "load";
+        case Stage::checks:
+            return "checks";
+        case Stage::stop:
+            return "stop";
+        case Stage::report:
+            return "report";
     }
     return "";
 }
@@ -56,8 +66,8 @@ Machine real_machine() {
     return {[exe, runner] { return run::read_gpu_used_mib(runner, exe); },
             [] {
                 std::vector<int> pids;
-                for (const auto& p : run::server_processes(procfs::list_processes(run::proc_root()),
-                                                           static_cast<int>(::getpid())))
+                for (const auto& p :
+                     run::server_processes(procfs::list_processes(run::proc_root()), static_cast<int>(::getpid())))
                     pids.push_back(p.pid);
                 return pids;
             }};
@@ -102,9 +112,8 @@ bool Xray::read_metrics(std::string& metrics_problem) {
     if (!served.snapshot) {
         metrics_problem = served.error;
     } else if (engine_ && served.found != engine_) {
-        metrics_problem =
-            fmt::format("the engine named is {}, but the server at {} is {}'s", engine_->name, plan_.url,
-                        served.found->name);
+        metrics_problem = fmt::format("the engine named is {}, but the server at {} is {}'s", engine_->name, plan_.url,
+                                      served.found->name);
         o_.wrong_engine = true;
     } else if (!engine_) {
         set_engine(served.found);
@@ -124,7 +133,8 @@ bool Xray::read_boot_log() {
         return false;
     }
     got_.facts = parse::parse_boot_log(text, engine_);
-    if (!got_.facts->vllm_version) got_.facts->server_version = detail::server_version(plan_.url);  // SGLang prints none
+    if (!got_.facts->vllm_version)
+        got_.facts->server_version = detail::server_version(plan_.url);  // SGLang prints none
     o_.server_version = got_.facts->version();
     if (auto n = parse::untested_version(*got_.facts)) say("note: " + *n);
     for (const auto& r : boot_checks(text, engine_)) say_verdict(r);

@@ -23,13 +23,9 @@ namespace inferlint::xray::detail {
 
 namespace {
 
-double wall_now() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double wall_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
-double steady_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double steady_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -100,8 +96,8 @@ bool FleetXray::start_servers() {
     for (auto& r : reps_) {
         r.boot_log = r.dir / "boot.log";
         say(fmt::format("== start replica {} (output in {})", r.plan->name, r.boot_log->string()));
-        r.server = std::make_unique<Server>(shell_split(*r.plan->serve).value_or(std::vector<std::string>{}),
-                                            *r.boot_log);
+        r.server =
+            std::make_unique<Server>(shell_split(*r.plan->serve).value_or(std::vector<std::string>{}), *r.boot_log);
         add_file(r, "boot.log");
         if (!r.server->started()) {
             o_.problem = fmt::format("replica {}: the server could not start: {}", r.plan->name, r.server->error());
@@ -240,9 +236,10 @@ void FleetXray::record_load(const PreparedLoad& load, LoadRun& lr) {
     window_start_ = wall_now();
     Recorder recorder([&](const std::atomic<bool>& stop) {
         try {
-            run::watch_all(targets, {.interval_s = plan_.interval_s, .start_mono_ns = tick0}, stop,
-                           [](const std::string& url) { return run::default_scraper().scrape(url); },
-                           [this](const std::string& l) { note(l); });
+            run::watch_all(
+                targets, {.interval_s = plan_.interval_s, .start_mono_ns = tick0}, stop,
+                [](const std::string& url) { return run::default_scraper().scrape(url); },
+                [this](const std::string& l) { note(l); });
         } catch (const std::exception& e) {
             note(fmt::format("the recording stopped: {}", e.what()));
         }
@@ -265,7 +262,8 @@ void FleetXray::record_load(const PreparedLoad& load, LoadRun& lr) {
             }
             return last;
         };
-    lr = run_load(load.argv, plan_.out / "load.log", [this](const std::string& l) { say(l); }, limits);
+    lr = run_load(
+        load.argv, plan_.out / "load.log", [this](const std::string& l) { say(l); }, limits);
     for (auto& r : reps_) {
         try {
             r.after = run::default_scraper().scrape(r.plan->url);
@@ -359,7 +357,8 @@ void FleetXray::stopped_early() {
     for (TripwireId t : seen) {
         std::vector<std::pair<std::string, const CheckResult*>> each;
         for (auto& r : reps_) {
-            auto it = std::find_if(r.early.begin(), r.early.end(), [&](const CheckResult& x) { return x.tripwire == t; });
+            auto it =
+                std::find_if(r.early.begin(), r.early.end(), [&](const CheckResult& x) { return x.tripwire == t; });
             if (it != r.early.end()) each.emplace_back(r.plan->name, &*it);
         }
         CheckResult across = checks::across_replicas(t, each);
@@ -456,11 +455,10 @@ void FleetXray::write_page(checks::RunEvidence fleet_ev, const checks::FleetVerd
     page.generated = util::local_time_text();
     for (const auto& r : reps_) page.sources.push_back(r.plan->folder + "/");
     page.sources.insert(page.sources.end(), sources_.begin(), sources_.end());
-    report::Report rep = report::build_report(std::move(fleet_ev), std::move(shown_v), fleet_series, std::nullopt,
-                                              std::move(page));
+    report::Report rep =
+        report::build_report(std::move(fleet_ev), std::move(shown_v), fleet_series, std::nullopt, std::move(page));
     rep.fleet = run::fleet_page(
-        w, v,
-        fmt::format("xray: {} servers recorded every {:g} s on one schedule", reps_.size(), plan_.interval_s),
+        w, v, fmt::format("xray: {} servers recorded every {:g} s on one schedule", reps_.size(), plan_.interval_s),
         [this](std::vector<CheckResult> r) { return selected(r); });
     show_and_write(rep);
 }

@@ -28,7 +28,6 @@ inline std::string signal_name(int sig) {
     return fmt::format("signal {}", sig);
 }
 
-
 // The signal (SIGINT, SIGTERM, SIGHUP) caught while a run's SignalGuard is installed; 0 if none.
 inline int interrupt_signal() { return util::caught_signal(); }
 inline bool interrupted() { return interrupt_signal() != 0; }

@@ -146,9 +146,9 @@ LoadRun run_load(const std::vector<std::string>& argv, const fs::path& log, cons
     LoadRun res;
     std::ofstream file(log, std::ios::out | std::ios::trunc | std::ios::binary);
     // Python clients (all three engines' are) buffer a pipe's output; this shows it as it comes.
-    auto child = util::spawn_process(argv, {.group = util::ProcessGroup::own_group,
-                                            .output = util::OutputTo::pipe,
-                                            .extra_env = {"PYTHONUNBUFFERED=1"}});
+    auto child = util::spawn_process(
+        argv,
+        {.group = util::ProcessGroup::own_group, .output = util::OutputTo::pipe, .extra_env = {"PYTHONUNBUFFERED=1"}});
     if (!child.started()) {
         res.error = child.error;
         file << child.error << "\n";

@@ -73,7 +73,8 @@ std::optional<std::string> load_unique_prompts(const std::vector<std::string>& c
     // afresh; prefix_tokens makes them share one.
     if (load_tool(cmd) == "guidellm") {
         auto data = flag_value(cmd, "--data");
-        if (!data || data->find("prompt_tokens=") == std::string::npos || data->find("prefix_tokens") != std::string::npos)
+        if (!data || data->find("prompt_tokens=") == std::string::npos ||
+            data->find("prefix_tokens") != std::string::npos)
             return std::nullopt;
         return "--data " + *data;
     }
@@ -94,9 +95,12 @@ std::optional<EngineId> load_client(const std::vector<std::string>& cmd) {
 std::optional<std::string> load_tool(const std::vector<std::string>& cmd) {
     if (auto c = load_client(cmd)) {
         switch (*c) {
-            case EngineId::vllm: return "vllm bench serve";
-            case EngineId::sglang: return "sglang bench_serving";
-            case EngineId::trtllm: return "tensorrt_llm benchmark_serving";
+            case EngineId::vllm:
+                return "vllm bench serve";
+            case EngineId::sglang:
+                return "sglang bench_serving";
+            case EngineId::trtllm:
+                return "tensorrt_llm benchmark_serving";
         }
     }
     auto word = [&](std::size_t i) { return fs::path(cmd[i]).filename().string(); };
@@ -138,9 +142,11 @@ PreparedLoad prepare_other_tool(const std::string& tool, PreparedLoad p, const f
         }
         p.result = fs::path(dir) / "profile_export_aiperf.json";
     } else if (tool == "genai-perf") {
-        if (!flag_value(cmd, "--artifact-dir")) p.argv.insert(p.argv.end(), {"--artifact-dir", path_text(out / "genai-perf")});
+        if (!flag_value(cmd, "--artifact-dir"))
+            p.argv.insert(p.argv.end(), {"--artifact-dir", path_text(out / "genai-perf")});
     } else if (tool == "llmperf") {
-        if (!flag_value(cmd, "--results-dir")) p.argv.insert(p.argv.end(), {"--results-dir", path_text(out / "llmperf")});
+        if (!flag_value(cmd, "--results-dir"))
+            p.argv.insert(p.argv.end(), {"--results-dir", path_text(out / "llmperf")});
     }
     return p;
 }
@@ -217,8 +223,8 @@ void check_serve(const std::string& serve, const Engine* named) {
             "python -m sglang.launch_server, trtllm-serve serve MODEL)",
             util::shell_join({serve})));
     if (named && named != started)
-        throw InputError(fmt::format("the engine named is {}, but the --serve command starts {}'s server",
-                                     named->name, started->name));
+        throw InputError(fmt::format("the engine named is {}, but the --serve command starts {}'s server", named->name,
+                                     started->name));
     if (!program_exists((*argv)[0])) throw InputError(fmt::format("--serve: {}: not found", (*argv)[0]));
     std::error_code ec;
     if (!fs::is_directory(run::proc_root(), ec))
@@ -233,9 +239,10 @@ std::string checked_server(const std::string& url, const std::optional<std::stri
     if (serve) {
         const int port = util::parse_base_url(out).port;
         if (util::port_in_use(port))
-            throw InputError(fmt::format("port {} is already in use by another process; stop it, or give the server "
-                                         "another --port",
-                                         port));
+            throw InputError(
+                fmt::format("port {} is already in use by another process; stop it, or give the server "
+                            "another --port",
+                            port));
     }
     if (boot_log) {
         std::error_code ec;
@@ -259,8 +266,7 @@ Plan checked(Plan plan) {
         throw InputError(
             "xray needs the load command after --, e.g. -- vllm bench serve ..., or the engine's own benchmark "
             "client");
-    if (!program_exists(plan.load[0]))
-        throw InputError(fmt::format("the load command {}: not found", plan.load[0]));
+    if (!program_exists(plan.load[0])) throw InputError(fmt::format("the load command {}: not found", plan.load[0]));
     if (plan.replicas.empty()) {
         plan.url = checked_server(plan.url, plan.serve, plan.boot_log, plan.engine);
     } else {
@@ -274,8 +280,8 @@ Plan checked(Plan plan) {
             if (!fresh)
                 throw InputError(it->second == r.url
                                      ? fmt::format("xray: the replica {} is given twice", r.url)
-                                     : fmt::format("xray: the replicas {} and {} would share the folder {}",
-                                                   it->second, r.url, (plan.out / r.folder).string()));
+                                     : fmt::format("xray: the replicas {} and {} would share the folder {}", it->second,
+                                                   r.url, (plan.out / r.folder).string()));
         }
     }
     if (!(plan.interval_s > 0)) throw InputError("--interval must be more than 0 seconds");

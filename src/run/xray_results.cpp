@@ -102,7 +102,8 @@ Json results_document(const Plan& plan, const Outcome& o) {
 }
 
 void write_results(const Plan& plan, const Outcome& outcome) {
-    util::write_file(plan.out / "results.json", results_document(plan, outcome).dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+    util::write_file(plan.out / "results.json",
+                     results_document(plan, outcome).dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace inferlint::xray

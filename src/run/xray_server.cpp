@@ -79,8 +79,7 @@ std::vector<int> numeric_dirs(const fs::path& root) {
             continue;
         try {
             pids.push_back(std::stoi(name));
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
     }
     return pids;
 }
@@ -115,8 +114,7 @@ std::optional<std::string> server_version(const std::string& url) {
                 std::string v = doc["version"].get<std::string>();
                 if (!v.empty()) return v;
             }
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
     }
     return std::nullopt;
 }

@@ -42,9 +42,10 @@ bool Xray::run_load_stage() {
     std::optional<std::string> after_error = record_load(load, lr);
     if (!load_ended(lr)) return false;
     if (after_error || lr.server_exit) {
-        o_.problem = lr.server_exit ? fmt::format("the server stopped answering during the load: it exited with "
-                                                  "status {}",
-                                                  *lr.server_exit)
+        o_.problem = lr.server_exit ? fmt::format(
+                                          "the server stopped answering during the load: it exited with "
+                                          "status {}",
+                                          *lr.server_exit)
                                     : fmt::format("the server stopped answering during the load: {}", *after_error);
         o_.stopped_at = Stage::load;
         // A server that died serving says why in its log (T7), unless it was killed outright;
@@ -89,9 +90,10 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
     // The recording ends with the load, however the load ends.
     Recorder recorder([&](const std::atomic<bool>& stop) {
         try {
-            run::watch(plan_.url, series_file, {.interval_s = plan_.interval_s}, stop,
-                       [](const std::string& url) { return run::default_scraper().scrape(url); },
-                       [this](const std::string& l) { note(l); }, engine_);
+            run::watch(
+                plan_.url, series_file, {.interval_s = plan_.interval_s}, stop,
+                [](const std::string& url) { return run::default_scraper().scrape(url); },
+                [this](const std::string& l) { note(l); }, engine_);
         } catch (const std::exception& e) {
             note(fmt::format("the recording stopped: {}", e.what()));
         }
@@ -119,7 +121,8 @@ std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& 
                       .server_exit = nullptr,
                       .server_gone_grace_s = plan_.timings.server_gone_grace_s};
     if (server_) limits.server_exit = [this] { return server_->exit_status(); };
-    lr = run_load(load.argv, out / "load.log", [this](const std::string& l) { say(l); }, limits);
+    lr = run_load(
+        load.argv, out / "load.log", [this](const std::string& l) { say(l); }, limits);
     std::optional<std::string> after_error;
     try {
         run::default_scraper().scrape(plan_.url).save(out / "after.snapshot.json");
@@ -177,8 +180,8 @@ std::optional<fs::path> result_left_by(const std::vector<std::string>& argv, fs:
 
 // The load tool's result (a file, or a tool's report folder): the one named, else where the
 // tool was asked to save it, else where the tool left it during the load (result_left_by).
-LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv,
-                           const std::optional<fs::path>& asked, fs::file_time_type started, const Say& say) {
+LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv, const std::optional<fs::path>& asked,
+                           fs::file_time_type started, const Say& say) {
     LoadFound found;
     std::optional<fs::path> path = plan.bench_result ? plan.bench_result : asked;
     if (!path) path = result_left_by(argv, started);
@@ -205,8 +208,7 @@ void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vec
     if (ev.bench && ev.before && ev.after && load_client(argv)) {
         try {
             ev.untimed_requests = untimed_requests_in(plan.out / "load.log");
-        } catch (const InputError&) {
-        }
+        } catch (const InputError&) {}
     }
 }
 
@@ -225,8 +227,9 @@ void Xray::read_load_result() {
         if (fs::exists(kept, ec)) kept = plan_.out / ("load-result-" + found.path->filename().string());
         if (fs::is_directory(*found.path, ec)) {  // a tool's report folder, kept whole
             fs::copy(*found.path, kept, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-            if (ec) throw util::WriteError(fmt::format("{}: cannot copy the load tool's result here: {}",
-                                                       kept.string(), ec.message()));
+            if (ec)
+                throw util::WriteError(
+                    fmt::format("{}: cannot copy the load tool's result here: {}", kept.string(), ec.message()));
         } else {
             util::write_file(kept, util::read_file(*found.path, util::AllowEmpty::yes));
         }

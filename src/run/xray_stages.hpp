@@ -55,8 +55,8 @@ struct LoadFound {
     std::optional<std::string> source;  // the result file's name, for the page
     std::optional<fs::path> path;       // the result file read
 };
-LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv,
-                           const std::optional<fs::path>& asked, fs::file_time_type started, const Say& say);
+LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv, const std::optional<fs::path>& asked,
+                           fs::file_time_type started, const Say& say);
 
 // What the load command and its load.log say for the checks: why its prompts are unique
 // (T16), and the requests its client left untimed (T15, with a result and both snapshots).
@@ -244,7 +244,7 @@ private:
         std::shared_ptr<ProbeJob> probe;
         std::thread probe_thread;
         std::vector<CheckResult> early;  // a start that failed: what its log says
-        std::vector<std::string> files;   // written into its folder, as "folder/name"
+        std::vector<std::string> files;  // written into its folder, as "folder/name"
     };
     bool start_servers();
     bool read_metrics();

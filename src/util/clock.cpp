@@ -76,9 +76,10 @@ double parse_moment(std::string_view text, std::string_view option) {
         std::isfinite(unix_s))
         return unix_s;
     if (auto t = clock_rfc3339(s)) return *t;
-    throw InputError(fmt::format("{}: '{}' is not a time: give Unix seconds (1764624000) or RFC 3339 "
-                                 "(2026-12-01T21:00:00Z)",
-                                 option, s.substr(0, 60)));
+    throw InputError(
+        fmt::format("{}: '{}' is not a time: give Unix seconds (1764624000) or RFC 3339 "
+                    "(2026-12-01T21:00:00Z)",
+                    option, s.substr(0, 60)));
 }
 
 }  // namespace inferlint::util

@@ -57,15 +57,13 @@ std::string read_file(const fs::path& path, AllowEmpty allow_empty, std::size_t 
     std::error_code ec;
     auto st = fs::status(path, ec);
     if (ec || !fs::exists(st)) throw InputError(fmt::format("{}: no such file", path.string()));
-    if (fs::is_directory(st))
-        throw InputError(fmt::format("{}: is a folder, not a file", path.string()));
+    if (fs::is_directory(st)) throw InputError(fmt::format("{}: is a folder, not a file", path.string()));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(fmt::format("{}: cannot read ({})", path.string(), std::strerror(errno)));
     std::string text;
     if (fs::is_regular_file(st)) {
         auto size = fs::file_size(path, ec);
-        if (!ec && size > max_bytes)
-            throw InputError(fmt::format("{}: too large ({} bytes)", path.string(), size));
+        if (!ec && size > max_bytes) throw InputError(fmt::format("{}: too large ({} bytes)", path.string(), size));
         if (!ec) text.reserve(static_cast<std::size_t>(size));
     }
     char buf[1 << 16];
@@ -75,14 +73,11 @@ std::string read_file(const fs::path& path, AllowEmpty allow_empty, std::size_t 
             throw InputError(fmt::format("{}: too large (over {} bytes)", path.string(), max_bytes));
     }
     if (in.bad()) throw InputError(fmt::format("{}: read error", path.string()));
-    if (text.empty() && allow_empty == AllowEmpty::no)
-        throw InputError(fmt::format("{}: empty file", path.string()));
+    if (text.empty() && allow_empty == AllowEmpty::no) throw InputError(fmt::format("{}: empty file", path.string()));
     return text;
 }
 
-bool looks_binary(std::string_view text) {
-    return text.substr(0, 65536).find('\0') != std::string_view::npos;
-}
+bool looks_binary(std::string_view text) { return text.substr(0, 65536).find('\0') != std::string_view::npos; }
 
 void make_parent(const fs::path& path) {
     auto parent = path.parent_path();

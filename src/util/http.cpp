@@ -31,8 +31,8 @@
 namespace inferlint::util {
 namespace {
 
-using text::lower;
 using text::kHttpSpace;
+using text::lower;
 using text::trim;
 
 using Clock = std::chrono::steady_clock;
@@ -53,7 +53,7 @@ struct FreeAddrInfo {
 };
 
 constexpr std::size_t kMaxHead = std::size_t{64} << 10;  // status lines and headers, interim heads included
-constexpr std::size_t kMaxChunkLine = 4096;               // a chunk-size line with its extensions
+constexpr std::size_t kMaxChunkLine = 4096;              // a chunk-size line with its extensions
 constexpr std::string_view kHttpStart = "HTTP/1.";
 
 struct Head {
@@ -98,8 +98,8 @@ public:
         addrinfo* found = nullptr;
         const std::string port = std::to_string(base.port);
         if (int rc = ::getaddrinfo(base.host.c_str(), port.c_str(), &hints, &found); rc != 0)
-            throw InputError(fmt::format("cannot connect to {}: cannot find the host '{}'{} ({})", url_,
-                                         base.host, req_.proxy ? " (the proxy)" : "", ::gai_strerror(rc)));
+            throw InputError(fmt::format("cannot connect to {}: cannot find the host '{}'{} ({})", url_, base.host,
+                                         req_.proxy ? " (the proxy)" : "", ::gai_strerror(rc)));
         std::unique_ptr<addrinfo, FreeAddrInfo> owned(found);
         for (const addrinfo* a = found; a; a = a->ai_next) {
             Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
@@ -400,17 +400,17 @@ private:
     [[noreturn]] void fail_total() const { throw InputError(http_detail::no_complete_answer(url_, limits_)); }
     [[noreturn]] void fail_too_big() const { throw InputError(http_detail::too_big(url_, limits_)); }
     [[noreturn]] void not_http(std::string_view start) const {
-        throw InputError(fmt::format("{}: not an HTTP answer (it began \"{}\"); is this the server's "
-                                     "address?",
-                                     url_, http_text::shown_start(start)));
+        throw InputError(
+            fmt::format("{}: not an HTTP answer (it began \"{}\"); is this the server's "
+                        "address?",
+                        url_, http_text::shown_start(start)));
     }
     [[noreturn]] void malformed(std::string_view what) const {
         throw InputError(fmt::format("{}: not an HTTP answer (a malformed {})", url_, what));
     }
     [[noreturn]] void too_long_line(bool in_head) const {
         if (in_head)
-            throw InputError(
-                fmt::format("{}: not an HTTP answer (headers over {} KiB)", url_, kMaxHead >> 10));
+            throw InputError(fmt::format("{}: not an HTTP answer (headers over {} KiB)", url_, kMaxHead >> 10));
         malformed("chunk");
     }
 

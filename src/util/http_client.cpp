@@ -45,8 +45,7 @@ bool same_origin(const BaseUrl& a, const BaseUrl& b) {
 
 // The headers a request to `target` carries. Authorization (given, or from the API key)
 // goes only to the origin the user named: a redirect elsewhere does not take it along.
-http_text::HeaderList request_headers(const http_text::HttpTarget& target, const BaseUrl& asked,
-                                      const HttpOptions& o) {
+http_text::HeaderList request_headers(const http_text::HttpTarget& target, const BaseUrl& asked, const HttpOptions& o) {
     const bool trusted = same_origin(target.base, asked);
     http_text::HeaderList out;
     for (const auto& h : o.headers)
@@ -69,7 +68,9 @@ std::string resolve_location(const http_text::HttpTarget& from, std::string_view
     return origin + dir + std::string(location);
 }
 
-bool is_redirect(int status) { return status == 301 || status == 302 || status == 303 || status == 307 || status == 308; }
+bool is_redirect(int status) {
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -94,8 +95,8 @@ HttpResponse exchange(const std::string& url, std::string_view method, const std
         const std::optional<HttpProxy> proxy = proxy_for(target.base);
         http_detail::Answer answer;
         try {
-            const http_detail::Request req{current, target, method, body, headers, proxy,
-                                           time_left(limits, start, current)};
+            const http_detail::Request req{
+                current, target, method, body, headers, proxy, time_left(limits, start, current)};
             answer = target.base.https() ? http_detail::tls_exchange(req, limits, o)
                                          : http_detail::plain_exchange(req, limits, keep);
         } catch (const InputError& e) {
@@ -133,15 +134,14 @@ const HttpOptions& http_options() { return options_storage(); }
 std::pair<std::string, std::string> parse_header(std::string_view text) {
     const auto colon = text.find(':');
     const std::string shown(text);
-    if (colon == std::string_view::npos)
-        throw InputError(fmt::format("--header '{}': expected 'Name: value'", shown));
+    if (colon == std::string_view::npos) throw InputError(fmt::format("--header '{}': expected 'Name: value'", shown));
     const std::string name(text::trim(text.substr(0, colon), " \t"));
     const std::string value(text::trim(text.substr(colon + 1), " \t"));
     if (!header_name_ok(name)) throw InputError(fmt::format("--header '{}': '{}' is not a header name", shown, name));
     if (value.find_first_of("\r\n") != std::string::npos || value.find('\0') != std::string::npos)
         throw InputError(fmt::format("--header '{}': a value may not hold a line break", shown));
     static constexpr std::array<std::string_view, 4> kOwn = {"host", "content-length", "transfer-encoding",
-                                                            "connection"};
+                                                             "connection"};
     if (std::find(kOwn.begin(), kOwn.end(), text::lower(name)) != kOwn.end())
         throw InputError(fmt::format("--header '{}': inferlint sets {} itself", shown, name));
     return {name, value};
@@ -158,14 +158,15 @@ HttpResponse http_post_json(const std::string& url, const std::string& json_body
 namespace {
 
 std::string body_of_2xx(HttpResponse r, const std::string& url) {
-    if (r.status < 200 || r.status >= 300)
-        throw InputError(fmt::format("{}: HTTP {} {}", url, r.status, r.reason()));
+    if (r.status < 200 || r.status >= 300) throw InputError(fmt::format("{}: HTTP {} {}", url, r.status, r.reason()));
     return std::move(r.body);
 }
 
 }  // namespace
 
-std::string get_text(const std::string& url, const HttpLimits& limits) { return body_of_2xx(http_get(url, limits), url); }
+std::string get_text(const std::string& url, const HttpLimits& limits) {
+    return body_of_2xx(http_get(url, limits), url);
+}
 
 HttpSession::HttpSession() : kept_(std::make_unique<http_detail::KeptConnection>()) {}
 
@@ -184,12 +185,14 @@ namespace http_detail {
 
 std::string cannot_connect(const Request& req) {
     if (req.proxy)
-        return fmt::format("cannot connect to {}: its proxy {} does not answer (is http_proxy/https_proxy right, "
-                           "or should no_proxy name this host?)",
-                           req.url, req.proxy->where.str());
-    return fmt::format("cannot connect to {}: nothing answers there (is the server up, and is this its address "
-                       "and port?)",
-                       req.url);
+        return fmt::format(
+            "cannot connect to {}: its proxy {} does not answer (is http_proxy/https_proxy right, "
+            "or should no_proxy name this host?)",
+            req.url, req.proxy->where.str());
+    return fmt::format(
+        "cannot connect to {}: nothing answers there (is the server up, and is this its address "
+        "and port?)",
+        req.url);
 }
 
 std::string no_answer(const std::string& url, const HttpLimits& limits) {

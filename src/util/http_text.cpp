@@ -45,8 +45,8 @@ bool has_header(const HeaderList& headers, std::string_view name) {
     return false;
 }
 
-std::string request_text(const HttpTarget& t, std::string_view method, const std::string* body,
-                         const HeaderList& extra, bool via_proxy, KeepAlive keep) {
+std::string request_text(const HttpTarget& t, std::string_view method, const std::string* body, const HeaderList& extra,
+                         bool via_proxy, KeepAlive keep) {
     const bool v6 = t.base.host.find(':') != std::string::npos;
     const std::string host = fmt::format("{}{}{}:{}", v6 ? "[" : "", t.base.host, v6 ? "]" : "", t.base.port);
     const std::string target = request_target(t.path);
@@ -84,8 +84,7 @@ std::string base64(std::string_view bytes) {
 
 std::string shown_start(std::string_view bytes) {
     std::string out;
-    for (char c : bytes.substr(0, bytes.find_first_of("\r\n")).substr(0, 40))
-        out += c >= 0x20 && c < 0x7F ? c : '.';
+    for (char c : bytes.substr(0, bytes.find_first_of("\r\n")).substr(0, 40)) out += c >= 0x20 && c < 0x7F ? c : '.';
     return bytes.size() > 40 ? out + "..." : out;
 }
 
@@ -93,26 +92,46 @@ std::string shown_start(std::string_view bytes) {
 
 std::string HttpResponse::reason() const {
     switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Payload Too Large";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "";
+        case 200:
+            return "OK";
+        case 201:
+            return "Created";
+        case 204:
+            return "No Content";
+        case 301:
+            return "Moved Permanently";
+        case 302:
+            return "Found";
+        case 400:
+            return "Bad Request";
+        case 401:
+            return "Unauthorized";
+        case 403:
+            return "Forbidden";
+        case 404:
+            return "Not Found";
+        case 405:
+            return "Method Not Allowed";
+        case 408:
+            return "Request Timeout";
+        case 413:
+            return "Payload Too Large";
+        case 422:
+            return "Unprocessable Entity";
+        case 429:
+            return "Too Many Requests";
+        case 500:
+            return "Internal Server Error";
+        case 501:
+            return "Not Implemented";
+        case 502:
+            return "Bad Gateway";
+        case 503:
+            return "Service Unavailable";
+        case 504:
+            return "Gateway Timeout";
+        default:
+            return status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "";
     }
 }
 
@@ -139,14 +158,22 @@ std::string valid_utf8(std::string_view in) {
         unsigned char c = p[i];
         std::size_t len = 0;
         unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) len = 3, lo = 0xA0;
-        else if (c >= 0xE1 && c <= 0xEC) len = 3;
-        else if (c == 0xED) len = 3, hi = 0x9F;
-        else if (c >= 0xEE && c <= 0xEF) len = 3;
-        else if (c == 0xF0) len = 4, lo = 0x90;
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) len = 4, hi = 0x8F;
+        if (c >= 0xC2 && c <= 0xDF)
+            len = 2;
+        else if (c == 0xE0)
+            len = 3, lo = 0xA0;
+        else if (c >= 0xE1 && c <= 0xEC)
+            len = 3;
+        else if (c == 0xED)
+            len = 3, hi = 0x9F;
+        else if (c >= 0xEE && c <= 0xEF)
+            len = 3;
+        else if (c == 0xF0)
+            len = 4, lo = 0x90;
+        else if (c >= 0xF1 && c <= 0xF3)
+            len = 4;
+        else if (c == 0xF4)
+            len = 4, hi = 0x8F;
         std::size_t good = 0;
         if (len) {
             good = 1;

@@ -26,7 +26,8 @@ std::vector<std::filesystem::path> module_places() {
     char self[PATH_MAX];
     const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) return out;
-    const std::filesystem::path dir = std::filesystem::path(std::string(self, static_cast<std::size_t>(n))).parent_path();
+    const std::filesystem::path dir =
+        std::filesystem::path(std::string(self, static_cast<std::size_t>(n))).parent_path();
     out.push_back(dir / kModuleName);
     out.push_back(dir.parent_path() / "lib" / "inferlint" / kModuleName);
     return out;
@@ -74,23 +75,30 @@ void sink_append(void* sink, inferlint_https_field field, const char* data, std:
 std::string tls_message(inferlint_https_failure failure, const Request& req, const HttpLimits& limits,
                         const HttpOptions& options, const std::string& detail) {
     switch (failure) {
-    case INFERLINT_HTTPS_CONNECT: return cannot_connect(req);
-    case INFERLINT_HTTPS_HANDSHAKE:
-        return fmt::format("{}: the TLS handshake failed (is this an https server, and its https port?)", req.url);
-    case INFERLINT_HTTPS_UNTRUSTED:
-        return fmt::format("{}: the server's certificate is not trusted ({}); give its CA with --ca-cert FILE, or "
-                           "--insecure to skip the check",
-                           req.url, detail);
-    case INFERLINT_HTTPS_WRONG_HOST:
-        return fmt::format("{}: the server's certificate does not name {} (--insecure skips the check)", req.url,
-                           req.target.base.host);
-    case INFERLINT_HTTPS_CA_FILE:
-        return fmt::format("--ca-cert {}: not a readable PEM file of certificates", options.ca_cert.value_or(""));
-    case INFERLINT_HTTPS_WRITE: return fmt::format("{}: the connection was closed while sending the request", req.url);
-    case INFERLINT_HTTPS_TOTAL: return no_complete_answer(req.url, limits);
-    case INFERLINT_HTTPS_TOO_BIG: return too_big(req.url, limits);
-    case INFERLINT_HTTPS_INTERNAL: return fmt::format("{}: https failed ({})", req.url, detail);
-    default: return no_answer(req.url, limits);
+        case INFERLINT_HTTPS_CONNECT:
+            return cannot_connect(req);
+        case INFERLINT_HTTPS_HANDSHAKE:
+            return fmt::format("{}: the TLS handshake failed (is this an https server, and its https port?)", req.url);
+        case INFERLINT_HTTPS_UNTRUSTED:
+            return fmt::format(
+                "{}: the server's certificate is not trusted ({}); give its CA with --ca-cert FILE, or "
+                "--insecure to skip the check",
+                req.url, detail);
+        case INFERLINT_HTTPS_WRONG_HOST:
+            return fmt::format("{}: the server's certificate does not name {} (--insecure skips the check)", req.url,
+                               req.target.base.host);
+        case INFERLINT_HTTPS_CA_FILE:
+            return fmt::format("--ca-cert {}: not a readable PEM file of certificates", options.ca_cert.value_or(""));
+        case INFERLINT_HTTPS_WRITE:
+            return fmt::format("{}: the connection was closed while sending the request", req.url);
+        case INFERLINT_HTTPS_TOTAL:
+            return no_complete_answer(req.url, limits);
+        case INFERLINT_HTTPS_TOO_BIG:
+            return too_big(req.url, limits);
+        case INFERLINT_HTTPS_INTERNAL:
+            return fmt::format("{}: https failed ({})", req.url, detail);
+        default:
+            return no_answer(req.url, limits);
     }
 }
 

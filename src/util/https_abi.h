@@ -69,7 +69,7 @@ struct inferlint_https_answer {
 };
 
 typedef enum inferlint_https_failure (*inferlint_https_exchange_fn)(const struct inferlint_https_request* request,
-                                                                     struct inferlint_https_answer* answer);
+                                                                    struct inferlint_https_answer* answer);
 
 #ifdef __cplusplus
 }

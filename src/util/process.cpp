@@ -63,9 +63,11 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
     };
     if (options.output == OutputTo::file) {
         out_fd = ::open(options.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (out_fd < 0) return fail(fmt::format("{}: cannot write ({})", options.output_file.string(), std::strerror(errno)));
+        if (out_fd < 0)
+            return fail(fmt::format("{}: cannot write ({})", options.output_file.string(), std::strerror(errno)));
     } else if (options.output == OutputTo::pipe) {
-        if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return fail(fmt::format("cannot make a pipe ({})", std::strerror(errno)));
+        if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+            return fail(fmt::format("cannot make a pipe ({})", std::strerror(errno)));
         out_fd = pipe_fds[1];
         pipe_fds[1] = -1;
     }
@@ -78,10 +80,14 @@ Spawned spawn_process(const std::vector<std::string>& argv, const SpawnOptions& 
     close_fd(in_fd);
     close_fd(out_fd);
     switch (child.failed) {
-    case Forked::Failed::none: break;
-    case Forked::Failed::pipe: return fail(fmt::format("cannot make a pipe ({})", std::strerror(child.error)));
-    case Forked::Failed::fork: return fail(fmt::format("{}: fork failed ({})", argv[0], std::strerror(child.error)));
-    case Forked::Failed::exec: return fail(fmt::format("{}: cannot run it ({})", argv[0], std::strerror(child.error)));
+        case Forked::Failed::none:
+            break;
+        case Forked::Failed::pipe:
+            return fail(fmt::format("cannot make a pipe ({})", std::strerror(child.error)));
+        case Forked::Failed::fork:
+            return fail(fmt::format("{}: fork failed ({})", argv[0], std::strerror(child.error)));
+        case Forked::Failed::exec:
+            return fail(fmt::format("{}: cannot run it ({})", argv[0], std::strerror(child.error)));
     }
     res.pid = child.pid;
     res.output_fd = pipe_fds[0];

@@ -113,8 +113,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s
     }
     // stdin and stderr from and to /dev/null; left as they are if it cannot be opened.
     int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    const Forked child =
-        fork_exec(exe, argv, {.fds = {.in = devnull, .out = out_pipe[1], .err = devnull}});
+    const Forked child = fork_exec(exe, argv, {.fds = {.in = devnull, .out = out_pipe[1], .err = devnull}});
     close_fd(devnull);
     close_fd(out_pipe[1]);
     if (child.failed != Forked::Failed::none) {
@@ -128,7 +127,7 @@ CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s
         return res;
     }
     auto deadline = ChildClock::now() + std::chrono::duration_cast<ChildClock::duration>(
-                                       std::chrono::duration<double>(timeout_s < 0 ? 0 : timeout_s));
+                                            std::chrono::duration<double>(timeout_s < 0 ? 0 : timeout_s));
     const bool whole = read_child_output(out_pipe[0], deadline, max_out_bytes, res.out);
     ::close(out_pipe[0]);
     std::optional<int> status = whole ? wait_child_until(child.pid, deadline) : std::nullopt;

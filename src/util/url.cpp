@@ -12,8 +12,8 @@
 namespace inferlint::util {
 namespace {
 
-using text::lower;
 using text::kHttpSpace;
+using text::lower;
 using text::trim;
 
 // Endpoints a user may paste along with the address; the server is what they name.
@@ -40,8 +40,8 @@ BaseUrl parse_base_url(std::string_view text) {
     if (auto p = s.find("://"); p != std::string_view::npos) {
         b.scheme = lower(s.substr(0, p));
         if (b.scheme != "http" && b.scheme != "https")
-            throw InputError(fmt::format("{}: not an http or https address (expected e.g. http://127.0.0.1:8000)",
-                                         shown));
+            throw InputError(
+                fmt::format("{}: not an http or https address (expected e.g. http://127.0.0.1:8000)", shown));
         if (b.https()) b.port = 443;
         s.remove_prefix(p + 3);
     }
@@ -53,8 +53,7 @@ BaseUrl parse_base_url(std::string_view text) {
     std::string_view port_text;
     if (!authority.empty() && authority.front() == '[') {
         auto close = authority.find(']');
-        if (close == std::string_view::npos)
-            throw InputError(fmt::format("{}: unbalanced '[' in the address", shown));
+        if (close == std::string_view::npos) throw InputError(fmt::format("{}: unbalanced '[' in the address", shown));
         b.host = std::string(authority.substr(1, close - 1));
         std::string_view after = authority.substr(close + 1);
         if (!after.empty()) {
@@ -76,8 +75,7 @@ BaseUrl parse_base_url(std::string_view text) {
             }
             port = port * 10 + (c - '0');
         }
-        if (port <= 0 || port > 65535)
-            throw InputError(fmt::format("{}: '{}' is not a port number", shown, port_text));
+        if (port <= 0 || port > 65535) throw InputError(fmt::format("{}: '{}' is not a port number", shown, port_text));
         b.port = port;
     }
     std::string prefix(path);

@@ -22,8 +22,7 @@ template <typename F>
 void expect_clean(F&& f) {
     try {
         f();
-    } catch (const InputError&) {
-    }
+    } catch (const InputError&) {}
 }
 
 }  // namespace inferlint::fuzz

@@ -52,8 +52,7 @@ void http_fuzz_serve(int listener, std::string answer) {
         off += static_cast<std::size_t>(n);
     }
     ::shutdown(c, SHUT_WR);
-    while (::recv(c, buf, sizeof buf, 0) > 0) {
-    }
+    while (::recv(c, buf, sizeof buf, 0) > 0) {}
     ::close(c);
 }
 

@@ -5,9 +5,8 @@
 namespace inferlint::fuzz {
 
 inline int one_load_vllm(const std::uint8_t* data, std::size_t size) {
-    one_load(data, size, loadread::is_vllm_family, [](const Json& doc, const loadjson::Fields& f) {
-        return loadread::read_vllm(doc, f, BenchResult{});
-    });
+    one_load(data, size, loadread::is_vllm_family,
+             [](const Json& doc, const loadjson::Fields& f) { return loadread::read_vllm(doc, f, BenchResult{}); });
     return 0;
 }
 

@@ -18,8 +18,8 @@ inline std::string line_reading(const series_line::LineRead& r) {
     std::string out = std::to_string(static_cast<int>(r.kind)) + " " + r.error;
     if (r.kind != series_line::LineKind::sample) return out;
     const SeriesSample& s = r.sample;
-    for (const auto* v : {&s.running, &s.waiting, &s.kv_usage, &s.preemptions, &s.generation_tokens, &s.prompt_tokens,
-                          &s.paused})
+    for (const auto* v :
+         {&s.running, &s.waiting, &s.kv_usage, &s.preemptions, &s.generation_tokens, &s.prompt_tokens, &s.paused})
         out += " " + (*v ? std::to_string(std::bit_cast<std::uint64_t>(**v)) : std::string("-"));
     out += " " + std::to_string(std::bit_cast<std::uint64_t>(s.t_wall));
     out += " " + (s.t_mono_ns ? std::to_string(*s.t_mono_ns) : std::string("-"));
@@ -29,8 +29,7 @@ inline std::string line_reading(const series_line::LineRead& r) {
 inline int one_series_line(const std::uint8_t* data, std::size_t size) {
     try {
         (void)parse_sample_line(bytes(data, size));
-    } catch (const std::invalid_argument&) {
-    }
+    } catch (const std::invalid_argument&) {}
     // The line twice in a block (the stream leaves a block's last line to be read alone).
     std::string_view line = bytes(data, size);
     line = line.substr(0, line.find('\n'));

@@ -23,8 +23,8 @@ struct ReportInputs {
     std::optional<long long> requested;
     std::optional<std::string> title;
     const inferlint::Engine* engine = nullptr;
-    std::optional<std::string> server_version;    // for logs that do not print it
-    std::vector<inferlint::CheckResult> extra;    // a live run's verdicts (T2, T7)
+    std::optional<std::string> server_version;  // for logs that do not print it
+    std::vector<inferlint::CheckResult> extra;  // a live run's verdicts (T2, T7)
     std::vector<std::string> sources;
 };
 

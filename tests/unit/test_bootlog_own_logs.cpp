@@ -21,7 +21,8 @@ TEST_CASE("own boot logs: each start-up failure kind is T12 FAIL during boot", "
     const std::vector<Row> rows{
         {"fail/jit_ptxas.log", "jit_toolchain", 13,
          "jit_toolchain during boot: Value 'sm_121a' is not defined for option 'gpu-name'"},
-        {"fail/jit_nvcc.log", "jit_toolchain", 13, "jit_toolchain during boot: Unsupported gpu architecture 'compute_120a'"},
+        {"fail/jit_nvcc.log", "jit_toolchain", 13,
+         "jit_toolchain during boot: Unsupported gpu architecture 'compute_120a'"},
         {"fail/oom.log", "out_of_memory", 9,
          "out_of_memory during boot: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB. GPU 0 "
          "has a total capacity of 79.19 GiB of which 412.69 MiB is free. Including non-PyTorch memory, this process "

@@ -23,7 +23,8 @@ TEST_CASE("own boot logs: a healthy vLLM start passes T12, T5, T6, T22 and T17",
     CHECK(t5["evidence"]["block_size"] == 16);
     // T6 with nothing requested: nothing to check.
     Json t6 = only(c.results, "T6");
-    CHECK(starts(t6["message"].get<std::string>(), "nothing to check: the server was started without --attention-backend"));
+    CHECK(starts(t6["message"].get<std::string>(),
+                 "nothing to check: the server was started without --attention-backend"));
     CHECK(contains(t6["message"].get<std::string>(), "vLLM chose its own (FLASH_ATTN)"));
     CHECK(t6["evidence"]["requested"].is_null());
     CHECK(t6["evidence"]["target"] == Json::array({"FLASH_ATTN"}));
@@ -55,8 +56,9 @@ TEST_CASE("own boot logs: T5 warns when a hybrid model forces the block size up"
     CHECK(c.rc == 0);  // a warning alone
     Json t5 = only(c.results, "T5");
     CHECK(t5["status"] == "warn");
-    CHECK(t5["message"] ==
-          "attention block size forced to 528 tokens (requested 16); each request's KV is allocated in 528-token units");
+    CHECK(
+        t5["message"] ==
+        "attention block size forced to 528 tokens (requested 16); each request's KV is allocated in 528-token units");
     CHECK(t5["evidence"]["block_size"] == 528);
     CHECK(t5["evidence"]["requested"].is_null());
     CHECK(t5["evidence"]["mamba_page_padding_pct"].get<double>() == Approx(0.42));
@@ -120,7 +122,8 @@ TEST_CASE("own boot logs: a pool line in an unknown format is T12 unknown", "[bo
     REQUIRE(t12[1]["evidence"]["unparsed"].size() == 1);
     CHECK(t12[1]["evidence"]["unparsed"][0]["field"] == "kv_pool");
     CHECK(t12[1]["evidence"]["unparsed"][0]["lineno"] == 6);
-    CHECK(starts(t12[1]["evidence"]["unparsed"][0]["line"].get<std::string>(), "GPU KV cache size: 51,680 tokens (3,230 blocks"));
+    CHECK(starts(t12[1]["evidence"]["unparsed"][0]["line"].get<std::string>(),
+                 "GPU KV cache size: 51,680 tokens (3,230 blocks"));
     CHECK(contains(c.err, "note: vLLM 0.31.0 is not a tested version"));
 
     Json f = boot_facts(log);
@@ -236,7 +239,8 @@ TEST_CASE("own boot logs: a TensorRT-LLM start", "[bootlog][own]") {
     CHECK(t5["message"] == "page size 32 tokens, as set");
     Json t6 = only(c.results, "T6");
     CHECK(t6["status"] == "pass");
-    CHECK(contains(t6["message"].get<std::string>(), "started without attn_backend, so TensorRT-LLM chose its own (TRTLLM)"));
+    CHECK(contains(t6["message"].get<std::string>(),
+                   "started without attn_backend, so TensorRT-LLM chose its own (TRTLLM)"));
     CHECK(t6["evidence"]["target"] == Json::array({"TRTLLM"}));
 
     Json f = boot_facts(log);

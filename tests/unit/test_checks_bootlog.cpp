@@ -46,7 +46,8 @@ TEST_CASE("T4/T11: two pools from one configuration, 12,405 vs 13,575 tokens", "
 
 TEST_CASE("T4: different flags or a failed start are not compared", "[checks_bootlog][T4][shared]") {
     REQUIRE_REFERENCE(root);
-    std::vector<BootFacts> f{facts_of(root / "vllm-0.28/boot_eager.log"), facts_of(root / "vllm-0.28/boot_pool_level_lo.log"),
+    std::vector<BootFacts> f{facts_of(root / "vllm-0.28/boot_eager.log"),
+                             facts_of(root / "vllm-0.28/boot_pool_level_lo.log"),
                              facts_of(root / "vllm-0.28/boot_fail_accelerator.log")};
     CHECK(checks::check_same_pool(f, {"a", "b", "c"}).empty());
     auto g = checks::group_starts(f, {"a", "b", "c"});
@@ -126,8 +127,10 @@ TEST_CASE("T7/T12: serving-phase crash and boot failures", "[checks_bootlog][T7]
              {"vllm-0.29/boot_fail_uva_wsl.log", "runtime_error during boot: UVA is not available"},
              {"vllm-0.30/boot_fail_cccl_headers.log",
               "jit_toolchain during boot: CUDA compiler and CUDA toolkit headers are incompatible"},
-             {"vllm-0.30/boot_fail_link_cudart.log", "jit_toolchain during boot: cannot find -lcudart: No such file or directory"},
-             {"vllm-0.30/boot_fail_ptx_version.log", "jit_toolchain during boot: Unsupported .version 9.4; current version is '9.0'"},
+             {"vllm-0.30/boot_fail_link_cudart.log",
+              "jit_toolchain during boot: cannot find -lcudart: No such file or directory"},
+             {"vllm-0.30/boot_fail_ptx_version.log",
+              "jit_toolchain during boot: Unsupported .version 9.4; current version is '9.0'"},
              {"trtllm-1.3/boot_fail_no_cuda_home.log", "assertion during boot: assert cuda_home is not None"},
              {"trtllm-1.3/boot_fail_compressed_tensors_w4a16.log",
               "unclassified_exception during boot: 'NoneType' object is not subscriptable (in "
@@ -145,8 +148,8 @@ TEST_CASE("T7/T12: serving-phase crash and boot failures", "[checks_bootlog][T7]
 TEST_CASE("T12: recognised lines in an unknown format are a Can't tell", "[checks_bootlog][T12][shared]") {
     REQUIRE_REFERENCE(root);
     std::string text = util::read_file(root / "vllm-0.28/boot_eager.log");
-    BootFacts f = parse::parse_boot_log(replaced(text, "Available KV cache memory: 2.51 GiB", "Available KV cache memory: lots"),
-                                        nullptr);
+    BootFacts f = parse::parse_boot_log(
+        replaced(text, "Available KV cache memory: 2.51 GiB", "Available KV cache memory: lots"), nullptr);
     auto r = checks::check_unparsed(f);
     REQUIRE(r);
     CHECK(r->status == Status::unknown);

@@ -93,8 +93,7 @@ TEST_CASE("fleet: T8 holds the requested concurrency against the sum over replic
     }
 }
 
-TEST_CASE("fleet: readings a scrape's latency after each tick are summed in the tick they were taken for",
-          "[fleet]") {
+TEST_CASE("fleet: readings a scrape's latency after each tick are summed in the tick they were taken for", "[fleet]") {
     // Two replicas read every 0.1 s from t = 1000: a's readings 1 to 9 ms late, b's 40 to
     // 90 ms late (a slow scrape), b missing tick 3 (a gap: never read as zero).
     run::FleetWindow w;

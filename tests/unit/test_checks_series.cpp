@@ -19,7 +19,8 @@ SeriesSummary summary_of(const fs::path& p) { return summarize_series_file(p); }
 // The recording's text with the first match of `pattern` replaced (a one-line mutation).
 SeriesSummary mutated(const fs::path& p, const std::string& pattern, const std::string& replacement) {
     std::string text = util::read_file(p);
-    std::string out = std::regex_replace(text, std::regex(pattern), replacement, std::regex_constants::format_first_only);
+    std::string out =
+        std::regex_replace(text, std::regex(pattern), replacement, std::regex_constants::format_first_only);
     REQUIRE(out != text);
     return summarize(series_from_text(out, p.string()));
 }
@@ -113,8 +114,9 @@ TEST_CASE("T9: fixed-length requests give one ceiling on every saturated sample"
     CHECK(r.evidence["samples"] == 760);
     CHECK(r.evidence["usable_blocks"].is_null());
     CHECK_FALSE(r.evidence.contains("blocks_per_request_min"));
-    CHECK(r.message == "one request holds 22.6% to 25.0% of the cache; ceiling = floor(1/share) = 4 on every "
-                       "saturated sample");
+    CHECK(r.message ==
+          "one request holds 22.6% to 25.0% of the cache; ceiling = floor(1/share) = 4 on every "
+          "saturated sample");
 }
 
 TEST_CASE("T9: no busy sample is unknown, with the engine's hint when no gauge was served", "[series][T9][shared]") {

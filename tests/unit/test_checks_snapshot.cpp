@@ -151,14 +151,21 @@ TEST_CASE("snapshot: bad files are one-line errors naming the file", "[snapshot]
     CHECK_THROWS_WITH(load_snapshot(dir / "missing.json"), Catch::Contains("missing.json: no such file"));
     CHECK_THROWS_WITH(load_snapshot(dir), Catch::Contains("is a folder"));
     CHECK_THROWS_WITH(load_snapshot(write("empty.json", "")), Catch::Contains("empty"));
-    CHECK_THROWS_WITH(load_snapshot(write("bin.json", std::string("\x7f" "ELF\0\0\x01", 7))), Catch::Contains("binary"));
+    CHECK_THROWS_WITH(load_snapshot(write("bin.json", std::string("\x7f"
+                                                                  "ELF\0\0\x01",
+                                                                  7))),
+                      Catch::Contains("binary"));
     CHECK_THROWS_WITH(load_snapshot(write("trunc.json", "{\"schema\": \"inferlint.snapshot/1\", \"url\": \"x\", \"te")),
                       Catch::Contains("trunc.json: not valid JSON"));
     CHECK_THROWS_WITH(load_snapshot(write("schema.json", "{\"schema\": \"other/2\", \"url\": \"x\", \"text\": \"\"}")),
                       Catch::Contains("not an inferlint.snapshot/1 document"));
-    CHECK_THROWS_WITH(load_snapshot(write("types.json", "{\"schema\": \"inferlint.snapshot/1\", \"url\": \"x\", \"t_wall\": \"now\", \"text\": \"a 1\"}")),
-                      Catch::Contains("'t_wall' is not a number"));
-    CHECK_THROWS_WITH(load_snapshot(write("label.prom", "ok 1\nbad{a=\"1} 2\n")), Catch::Contains("label.prom: line 2"));
+    CHECK_THROWS_WITH(
+        load_snapshot(
+            write("types.json",
+                  "{\"schema\": \"inferlint.snapshot/1\", \"url\": \"x\", \"t_wall\": \"now\", \"text\": \"a 1\"}")),
+        Catch::Contains("'t_wall' is not a number"));
+    CHECK_THROWS_WITH(load_snapshot(write("label.prom", "ok 1\nbad{a=\"1} 2\n")),
+                      Catch::Contains("label.prom: line 2"));
     std::filesystem::remove_all(dir);
 }
 

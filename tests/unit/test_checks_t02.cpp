@@ -21,9 +21,7 @@ nvidia_smi::GpuInfo rtx4090() {
     return g;
 }
 
-ClearResult clear_after_two() {
-    return {true, {{0.0, 300, 0}, {2.0, 250, 0}}, "2 consecutive clear readings"};
-}
+ClearResult clear_after_two() { return {true, {{0.0, 300, 0}, {2.0, 250, 0}}, "2 consecutive clear readings"}; }
 
 }  // namespace
 
@@ -59,18 +57,20 @@ TEST_CASE("T2: a card that read clear passes with the wait's reason, everywhere"
 
 TEST_CASE("T2: a busy card fails, and before a start the refusal is said", "[T2]") {
     // 21,768 MiB is what the killed server's engine held in the reference's recorded run.
-    const ClearResult held{false, {{0.0, 21768, 0}},
-                           "not clear after 0s: last reading 21768 MiB used, 0 server processes alive"};
+    const ClearResult held{
+        false, {{0.0, 21768, 0}}, "not clear after 0s: last reading 21768 MiB used, 0 server processes alive"};
     auto boot = checks::check_gpu_clear_to_boot(held, {rtx4090()});
     CHECK(boot.status == Status::fail);
-    CHECK(terminal_line(boot) == "[ T2] TRIPWIRE-FAILED  card not clear; refusing to boot. not clear after 0s: last "
-                                 "reading 21768 MiB used, 0 server processes alive");
+    CHECK(terminal_line(boot) ==
+          "[ T2] TRIPWIRE-FAILED  card not clear; refusing to boot. not clear after 0s: last "
+          "reading 21768 MiB used, 0 server processes alive");
     CHECK(boot.evidence["readings"].dump() == "[[0.0,21768,0]]");
 
     auto gate = checks::check_gpu_clear_to_start_server(held);
     CHECK(gate.status == Status::fail);
-    CHECK(gate.message == "card not clear; refusing to start a server. not clear after 0s: last reading 21768 MiB "
-                          "used, 0 server processes alive");
+    CHECK(gate.message ==
+          "card not clear; refusing to start a server. not clear after 0s: last reading 21768 MiB "
+          "used, 0 server processes alive");
 
     // After a stop the reason alone: nothing is being refused.
     auto stopped = checks::check_gpu_clear_after_stop(held, {301, 302});
@@ -80,8 +80,8 @@ TEST_CASE("T2: a busy card fails, and before a start the refusal is said", "[T2]
 }
 
 TEST_CASE("T2: live server processes fail a card whose memory reads low", "[T2]") {
-    const ClearResult alive{false, {{0.0, 0, 5}},
-                            "not clear after 0s: last reading 0 MiB used, 5 server processes alive"};
+    const ClearResult alive{
+        false, {{0.0, 0, 5}}, "not clear after 0s: last reading 0 MiB used, 5 server processes alive"};
     auto boot = checks::check_gpu_clear_to_boot(alive, {rtx4090()});
     CHECK(boot.status == Status::fail);
     CHECK(boot.message ==
@@ -95,26 +95,29 @@ TEST_CASE("T2: live server processes fail a card whose memory reads low", "[T2]"
 }
 
 TEST_CASE("T2: no nvidia-smi is no reading: not clear, its memory null and never 0", "[T2]") {
-    const ClearResult unread{false, {{0.0, std::nullopt, 0}},
-                             "not clear after 0s: last reading None MiB used, 0 server processes alive"};
+    const ClearResult unread{
+        false, {{0.0, std::nullopt, 0}}, "not clear after 0s: last reading None MiB used, 0 server processes alive"};
     auto boot = checks::check_gpu_clear_to_boot(unread, {});
     CHECK(boot.status == Status::fail);
-    CHECK(terminal_line(boot) == "[ T2] TRIPWIRE-FAILED  card not clear; refusing to boot. not clear after 0s: last "
-                                 "reading None MiB used, 0 server processes alive");
+    CHECK(terminal_line(boot) ==
+          "[ T2] TRIPWIRE-FAILED  card not clear; refusing to boot. not clear after 0s: last "
+          "reading None MiB used, 0 server processes alive");
     CHECK(boot.evidence.dump() == R"({"readings":[[0.0,null,0]],"gpus":[]})");
 }
 
 TEST_CASE("T2: without a process table it cannot tell", "[T2]") {
     auto td = checks::gpu_clear_needs_linux("teardown", "/no/proc");
     CHECK(td.status == Status::unknown);
-    CHECK(terminal_line(td) == "[ T2] ????  teardown needs Linux: it finds the server's processes in /no/proc. Run it "
-                               "where the server runs.");
+    CHECK(terminal_line(td) ==
+          "[ T2] ????  teardown needs Linux: it finds the server's processes in /no/proc. Run it "
+          "where the server runs.");
     CHECK(td.evidence.dump() == "{}");
 
     auto inspect = checks::gpu_clear_needs_linux("Checking that the GPU is free", "/no/proc", {rtx4090()});
     CHECK(inspect.status == Status::unknown);
-    CHECK(inspect.message == "Checking that the GPU is free needs Linux: it finds the server's processes in /no/proc. "
-                             "Run it where the server runs.");
+    CHECK(inspect.message ==
+          "Checking that the GPU is free needs Linux: it finds the server's processes in /no/proc. "
+          "Run it where the server runs.");
     REQUIRE(inspect.evidence.size() == 1);
     CHECK(inspect.evidence["gpus"][0]["family"] == "Ada Lovelace");
     CHECK(checks::gpu_clear_needs_linux("Checking that the GPU is free", "/no/proc", {}).evidence.dump() ==

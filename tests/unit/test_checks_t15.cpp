@@ -82,8 +82,9 @@ TEST_CASE("T15 allows for the requests a client leaves out, read from load.log",
 
     // Without load.log the untimed request is other traffic.
     const fs::path dir = root / "trtllm-1.3/qwen3-8b-own-client";
-    auto r = check_client_server_agree(load_bench_result(dir / "bench.json"), load_snapshot(dir / "before.snapshot.json"),
-                                       load_snapshot(dir / "after.snapshot.json"));
+    auto r =
+        check_client_server_agree(load_bench_result(dir / "bench.json"), load_snapshot(dir / "before.snapshot.json"),
+                                  load_snapshot(dir / "after.snapshot.json"));
     CHECK(r.status == Status::fail);
     CHECK(r.message ==
           "the server finished 1 more request than the load tool sent; other traffic shared the server during the run");
@@ -114,7 +115,8 @@ TEST_CASE("T15 mutations of a recorded run flip the verdict", "[T15][shared]") {
     tokens.output_tokens = 31000;
     r = check_client_server_agree(tokens, before, after);
     CHECK(r.status == Status::warn);
-    CHECK(r.message == "requests agree, but the server generated 32,000 output tokens and the load tool counted 31,000");
+    CHECK(r.message ==
+          "requests agree, but the server generated 32,000 output tokens and the load tool counted 31,000");
     CHECK(r.evidence["extra_output_tokens"] == 1000.0);
 
     // Snapshots swapped: the counters went down, which is a restart, not a count.
@@ -137,10 +139,12 @@ TEST_CASE("T15 arithmetic on counters it is given", "[T15]") {
     // Two warm-ups of up to 1.5x the mean output each are allowed for; more tokens are not.
     r = check_client_server_agree(client(32, 32000), before, vllm_counters(44, 37000 + 3000), 2);
     CHECK(r.status == Status::pass);
-    CHECK(r.message == "client and server agree: 32 requests, 32,000 output tokens, plus 2 untimed requests (test or warm-up)");
+    CHECK(r.message ==
+          "client and server agree: 32 requests, 32,000 output tokens, plus 2 untimed requests (test or warm-up)");
     r = check_client_server_agree(client(32, 32000), before, vllm_counters(44, 37000 + 3001), 2);
     CHECK(r.status == Status::warn);
-    CHECK(r.message == "requests agree, but the server generated 35,001 output tokens and the load tool counted 32,000");
+    CHECK(r.message ==
+          "requests agree, but the server generated 35,001 output tokens and the load tool counted 32,000");
 
     // Fewer tokens than the client counted is never explained by untimed requests.
     r = check_client_server_agree(client(32, 32000), before, vllm_counters(42, 36999));
@@ -149,7 +153,8 @@ TEST_CASE("T15 arithmetic on counters it is given", "[T15]") {
     // A client that completed nothing: at least one token per untimed request still fits.
     r = check_client_server_agree(client(0, 0), before, vllm_counters(11, 5001), 1);
     CHECK(r.status == Status::pass);
-    CHECK(r.message == "client and server agree: 0 requests, 0 output tokens, plus 1 untimed request (test or warm-up)");
+    CHECK(r.message ==
+          "client and server agree: 0 requests, 0 output tokens, plus 1 untimed request (test or warm-up)");
 }
 
 TEST_CASE("T15 cannot tell without both sides' counts", "[T15]") {
@@ -193,9 +198,8 @@ TEST_CASE("T15 reads SGLang's and TensorRT-LLM's counters by their names", "[T15
     CHECK(r.evidence["server_finished"] == 33.0);
 
     auto trt = [](double n, double tokens) {
-        return snapshot_from_text(fmt::format("trtllm_request_success_total {}\ntrtllm_generation_tokens_total {}\n",
-                                              n, tokens),
-                                  "trt.prom");
+        return snapshot_from_text(
+            fmt::format("trtllm_request_success_total {}\ntrtllm_generation_tokens_total {}\n", n, tokens), "trt.prom");
     };
     r = check_client_server_agree(client(32, 32000), trt(0, 0), trt(32, 32000));
     CHECK(r.status == Status::pass);
@@ -209,7 +213,8 @@ TEST_CASE("untimed requests from a client's output", "[T15][loadlog]") {
     CHECK(untimed_requests("Initial test run completed.\nWarming up with 2 requests...\n") == 3);
     CHECK(untimed_requests("Starting warmup with 4 sequences...\nWarmup completed with 4 sequences. Starting") == 4);
     // The first occurrence that matches the whole phrase counts, as a regex search finds it.
-    CHECK(untimed_requests("Warming up with many requests\nWarming up with 5 requests\nWarming up with 7 requests") == 5);
+    CHECK(untimed_requests("Warming up with many requests\nWarming up with 5 requests\nWarming up with 7 requests") ==
+          5);
     CHECK(untimed_requests("Warming up with 5 prompts") == 0);
     CHECK(untimed_requests("Warming up with 99999999999999999999999 requests") == 0);
 }
@@ -224,8 +229,8 @@ TEST_CASE("untimed requests: a load log that is missing or a folder is bad input
     std::ofstream(empty).close();
     CHECK(untimed_requests_in(empty) == 0);
     // Console output with progress bars and stray bytes is still read.
-    std::ofstream(empty, std::ios::binary) << std::string("\r\x1b[2K 3%|\xe2\x96\x8e| 1/32\0\xff\n", 21)
-                                           << "Warmup completed with 2 sequences.\n";
+    std::ofstream(empty, std::ios::binary)
+        << std::string("\r\x1b[2K 3%|\xe2\x96\x8e| 1/32\0\xff\n", 21) << "Warmup completed with 2 sequences.\n";
     CHECK(untimed_requests_in(empty) == 2);
     fs::remove(empty);
 }

@@ -167,9 +167,10 @@ TEST_CASE("T16: raising vLLM's hits flips PASS to WARN, and to FAIL for a load m
     CHECK(check_prefix_cache(run.before, with_hits(281), unique).status == Status::warn);
     CheckResult fail = check_prefix_cache(run.before, with_hits(1887), unique);
     CHECK(fail.status == Status::fail);
-    CHECK(fail.message.starts_with("1,887 of 2,816 prompt tokens came from the prefix cache (67.0%) although the "
-                                   "prompts were meant to be unique (--dataset-name random): the harness repeated "
-                                   "prompts"));
+    CHECK(
+        fail.message.starts_with("1,887 of 2,816 prompt tokens came from the prefix cache (67.0%) although the "
+                                 "prompts were meant to be unique (--dataset-name random): the harness repeated "
+                                 "prompts"));
     CHECK(number(fail, "hit_rate") == Approx(1887.0 / 2816.0));
     CHECK(fail.evidence["unique_prompts"] == "--dataset-name random");
     CHECK(check_prefix_cache(run.before, with_hits(282), unique).status == Status::fail);

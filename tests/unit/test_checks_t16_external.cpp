@@ -11,13 +11,12 @@ using namespace inferlint;
 namespace {
 
 Snapshot t16_vllm(double queries, double hits, double ext_queries, double ext_hits) {
-    return snapshot_from_text(
-        fmt::format("vllm:prefix_cache_queries_total{{model_name=\"m\"}} {}\n"
-                    "vllm:prefix_cache_hits_total{{model_name=\"m\"}} {}\n"
-                    "vllm:external_prefix_cache_queries_total{{model_name=\"m\"}} {}\n"
-                    "vllm:external_prefix_cache_hits_total{{model_name=\"m\"}} {}\n",
-                    queries, hits, ext_queries, ext_hits),
-        "metrics.prom");
+    return snapshot_from_text(fmt::format("vllm:prefix_cache_queries_total{{model_name=\"m\"}} {}\n"
+                                          "vllm:prefix_cache_hits_total{{model_name=\"m\"}} {}\n"
+                                          "vllm:external_prefix_cache_queries_total{{model_name=\"m\"}} {}\n"
+                                          "vllm:external_prefix_cache_hits_total{{model_name=\"m\"}} {}\n",
+                                          queries, hits, ext_queries, ext_hits),
+                              "metrics.prom");
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ TEST_CASE("T17: the same FP8 start without the flag warns, and names the cause i
         auto no_scheme = parse::parse_model_config(R"({"quantization_config": {"quant_method": "gptq"}})", "c.json");
         auto r2 = checks::check_kv_dtype_as_asked(f, &no_scheme);
         CHECK(r2.status == Status::warn);
-        CHECK(r2.message.find("cause unknown: c.json's quantization_config has no kv_cache_scheme") != std::string::npos);
+        CHECK(r2.message.find("cause unknown: c.json's quantization_config has no kv_cache_scheme") !=
+              std::string::npos);
     }
     SECTION("a config.json that is not JSON: a one-line InputError when named, a stated problem when found") {
         auto path = t17_write_config(tmp.path / "broken", "{\"quantization_config\": ");
@@ -121,7 +122,7 @@ TEST_CASE("T17: SGLang's KV dtype line changed to fp8 warns", "[T17][shared]") {
     REQUIRE_REFERENCE(root);
     testsupport::TempDir tmp("t17");
     auto log = t17_mutated(root / "sglang-0.5/qwen3-8b/boot.log", tmp.path, "dtype: torch.bfloat16,",
-                       "dtype: torch.float8_e4m3fn,");
+                           "dtype: torch.float8_e4m3fn,");
     auto r = checks::check_kv_dtype_as_asked(t17_facts(log), nullptr);
     CHECK(r.status == Status::warn);
     CHECK(r.evidence["realized"] == "torch.float8_e4m3fn");
@@ -177,7 +178,7 @@ TEST_CASE("T17: two SGLang starts with the same flags ran the same configuration
     SECTION("a flag changed in one start's server_args is a difference as asked") {
         testsupport::TempDir tmp("t17");
         auto log = t17_mutated(root / "sglang-0.5/qwen3-8b-start2/boot.log", tmp.path, "'disable_radix_cache': False",
-                           "'disable_radix_cache': True");
+                               "'disable_radix_cache': True");
         starts[1] = t17_facts(log);
         auto w = t17_diff(starts, {"a", "b"});
         CHECK(w.status == Status::warn);
@@ -225,8 +226,7 @@ TEST_CASE("T17: starts that never came up are left out; fewer than two is can't 
     CHECK(r.evidence["not_compared"] == Json::array({"died"}));
 }
 
-TEST_CASE("T17: the suite gives T17 after the reference's verdicts, with the start's model config",
-          "[T17][shared]") {
+TEST_CASE("T17: the suite gives T17 after the reference's verdicts, with the start's model config", "[T17][shared]") {
     REQUIRE_REFERENCE(root);
     testsupport::TempDir tmp("t17");
     auto log = t17_mutated(root / "vllm-0.28/boot_fp8_triton.log", tmp.path, kFp8Flag, "");

@@ -46,13 +46,14 @@ constexpr long long kChunks = 48 + 4808;
 Snapshot without_spec(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), {});
-    text = testsupport::each_line(text, [](std::string& line) { return line.find("spec_decode") == std::string::npos; });
+    text =
+        testsupport::each_line(text, [](std::string& line) { return line.find("spec_decode") == std::string::npos; });
     return snapshot_from_text(text, path.filename().string());
 }
 
 Snapshot sglang_counters(double finished, double tokens, std::optional<double> accept_length) {
-    std::string text = fmt::format("sglang:num_requests_total {}\nsglang:generation_tokens_total {}\nsglang:token_usage 0\n",
-                                   finished, tokens);
+    std::string text = fmt::format(
+        "sglang:num_requests_total {}\nsglang:generation_tokens_total {}\nsglang:token_usage 0\n", finished, tokens);
     if (accept_length) {
         text += fmt::format("sglang:spec_accept_length{{tp_rank=\"0\"}} {}\n", *accept_length);
         text += fmt::format("sglang:spec_accept_length{{tp_rank=\"1\"}} {}\n", *accept_length);
@@ -99,7 +100,8 @@ TEST_CASE("T18: a client that counted stream chunks on the speculative run fails
     // T15 alone warns about the tokens; with T18's verdict it names the cause.
     auto plain = check_client_server_agree(chunks, run.before, run.after);
     CHECK(plain.status == Status::warn);
-    CHECK(plain.message == "requests agree, but the server generated 12,288 output tokens and the load tool counted 4,856");
+    CHECK(plain.message ==
+          "requests agree, but the server generated 12,288 output tokens and the load tool counted 4,856");
     CHECK_FALSE(plain.evidence.contains("cause"));
     auto named = check_client_server_agree(chunks, run.before, run.after, 0, &r);
     CHECK(named.status == Status::warn);
@@ -120,8 +122,9 @@ TEST_CASE("T18: a client that counted the tokens passes on the speculative run",
     auto tokens = t18_client(48, 12288);
     auto r = check_chunks_not_tokens(&tokens, run.before, run.after);
     CHECK(r.status == Status::pass);
-    CHECK(r.message == "the load tool's 12,288 output tokens agree with the server's 12,288, at 2.55 tokens per step "
-                       "of speculative decoding: it counted tokens, not stream chunks");
+    CHECK(r.message ==
+          "the load tool's 12,288 output tokens agree with the server's 12,288, at 2.55 tokens per step "
+          "of speculative decoding: it counted tokens, not stream chunks");
     // T15 passes too, and a passing T18 changes nothing of it.
     auto t15 = check_client_server_agree(tokens, run.before, run.after);
     auto t15_hinted = check_client_server_agree(tokens, run.before, run.after, 0, &r);
@@ -136,8 +139,9 @@ TEST_CASE("T18: short of the server by another factor is not chunk counting", "[
     auto short_tenth = t18_client(48, 11000);
     auto r = check_chunks_not_tokens(&short_tenth, run.before, run.after);
     CHECK(r.status == Status::unknown);
-    CHECK(r.message == "the load tool counted 11,000 output tokens and the server generated 12,288, which is not the "
-                       "2.55 tokens per step a count of stream chunks would show; T15 has the disagreement");
+    CHECK(r.message ==
+          "the load tool counted 11,000 output tokens and the server generated 12,288, which is not the "
+          "2.55 tokens per step a count of stream chunks would show; T15 has the disagreement");
     auto too_few = t18_client(48, 4000);  // beyond 10% below the chunks
     CHECK(check_chunks_not_tokens(&too_few, run.before, run.after).status == Status::unknown);
     auto more = t18_client(48, 13000);
@@ -161,8 +165,9 @@ TEST_CASE("T18: without the result, the speculative counters or agreeing request
     auto chunks = t18_client(48, kChunks);
     r = check_chunks_not_tokens(&chunks, before, after);
     CHECK(r.status == Status::unknown);
-    CHECK(r.message == "the load tool counted 4,856 output tokens and the server generated 12,288, and the server "
-                       "exports no speculative-decoding counters to tell chunks from tokens");
+    CHECK(r.message ==
+          "the load tool counted 4,856 output tokens and the server generated 12,288, and the server "
+          "exports no speculative-decoding counters to tell chunks from tokens");
     CHECK(r.evidence["spec_drafts"].is_null());
     CHECK(r.evidence["tokens_per_step"].is_null());
     // Only the accepted-token counter gone: still no ratio to trust.
@@ -202,9 +207,9 @@ TEST_CASE("T18: a restart between the snapshots is not decided", "[T18][shared]"
 TEST_CASE("T18 passes on every recorded run whose client counts the reference checked", "[T18][shared]") {
     REQUIRE_REFERENCE(root);
     int compared = 0;
-    for (const char* run : {"vllm-0.28/xray", "vllm-0.29/live", "vllm-0.30/live", "vllm-0.30/capped",
-                            "sglang-0.5/live", "sglang-0.5/qwen3-8b-own-client", "trtllm-1.3/qwen3-8b",
-                            "trtllm-1.3/qwen3-8b-own-client"}) {
+    for (const char* run :
+         {"vllm-0.28/xray", "vllm-0.29/live", "vllm-0.30/live", "vllm-0.30/capped", "sglang-0.5/live",
+          "sglang-0.5/qwen3-8b-own-client", "trtllm-1.3/qwen3-8b", "trtllm-1.3/qwen3-8b-own-client"}) {
         INFO(run);
         const fs::path dir = root / run;
         const fs::path bench = fs::exists(dir / "bench.json") ? dir / "bench.json" : dir / "bench.jsonl";
@@ -247,8 +252,8 @@ TEST_CASE("T18 reads SGLang's accept length and knows TensorRT-LLM exports nothi
     CHECK(check_chunks_not_tokens(&tokens, before, sglang_counters(42, 33000, 2.5)).status == Status::pass);
 
     auto trt = [](double n, double t) {
-        return snapshot_from_text(fmt::format("trtllm_request_success_total {}\ntrtllm_generation_tokens_total {}\n", n, t),
-                                  "trt.prom");
+        return snapshot_from_text(
+            fmt::format("trtllm_request_success_total {}\ntrtllm_generation_tokens_total {}\n", n, t), "trt.prom");
     };
     r = check_chunks_not_tokens(&chunks, trt(0, 0), trt(32, 32000));
     CHECK(r.status == Status::unknown);

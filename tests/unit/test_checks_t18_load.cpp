@@ -15,8 +15,8 @@ using inferlint::checks::check_client_server_agree;
 namespace {
 
 Snapshot t18l_counters(double finished, double tokens, std::optional<double> accept_length) {
-    std::string text = fmt::format("sglang:num_requests_total {}\nsglang:generation_tokens_total {}\nsglang:token_usage 0\n",
-                                   finished, tokens);
+    std::string text = fmt::format(
+        "sglang:num_requests_total {}\nsglang:generation_tokens_total {}\nsglang:token_usage 0\n", finished, tokens);
     if (accept_length) text += fmt::format("sglang:spec_accept_length{{tp_rank=\"0\"}} {}\n", *accept_length);
     return snapshot_from_text(text, "sg.prom");
 }
@@ -25,7 +25,8 @@ Snapshot t18l_counters(double finished, double tokens, std::optional<double> acc
 constexpr long long kT18lTokens = 12288;
 constexpr long long kT18lChunks = 48 + (kT18lTokens - 48) * 2 / 5;
 
-BenchResult t18l_client(long long completed, long long tokens, TokenCounting how, std::optional<long long> chunks = {}) {
+BenchResult t18l_client(long long completed, long long tokens, TokenCounting how,
+                        std::optional<long long> chunks = {}) {
     LoadResult load;
     load.path = "load.json";
     load.tool = "my-harness";

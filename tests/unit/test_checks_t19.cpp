@@ -56,7 +56,9 @@ TEST_CASE("T19: nvidia-smi's memory and process queries read; garbage is no read
     CHECK(parse::parse_compute_apps("")->empty());
     CHECK(parse::parse_compute_apps("No running processes found\n")->empty());
     CHECK_FALSE(parse::parse_compute_apps("3475, python, lots, GPU-1\n"));
-    CHECK_FALSE(parse::parse_compute_apps("\x7f""ELF\x02\x01garbage"));
+    CHECK_FALSE(
+        parse::parse_compute_apps("\x7f"
+                                  "ELF\x02\x01garbage"));
 }
 
 TEST_CASE("T19: a tenant that arrives during the run fails, named with its pid, name and MiB", "[T19]") {
@@ -67,8 +69,8 @@ TEST_CASE("T19: a tenant that arrives during the run fails, named with its pid, 
     CHECK_THAT(r.message, Contains("process 9001 (/usr/bin/python3) held 51200 MiB on GPU 0"));
     CHECK(r.evidence["other_processes"][0]["pid"] == 9001);
     // One change each: the tenant on the GPU the server does not use (its memory with it) passes.
-    std::string elsewhere = t19_replace_all(text, R"("used_mib":51200,"gpu_uuid":"GPU-aaaa")",
-                                            R"("used_mib":51200,"gpu_uuid":"GPU-bbbb")");
+    std::string elsewhere =
+        t19_replace_all(text, R"("used_mib":51200,"gpu_uuid":"GPU-aaaa")", R"("used_mib":51200,"gpu_uuid":"GPU-bbbb")");
     elsewhere = t19_replace_all(elsewhere, R"("used_mib":121700},{"index":1,"uuid":"GPU-bbbb","used_mib":3})",
                                 R"("used_mib":70500},{"index":1,"uuid":"GPU-bbbb","used_mib":51203})");
     CHECK(checks::check_gpu_shared(t19_rec(elsewhere), {}).status == Status::pass);
@@ -78,7 +80,8 @@ TEST_CASE("T19: a tenant that arrives during the run fails, named with its pid, 
 
 TEST_CASE("T19: with the processes hidden (a container), the growth outside the server fails", "[T19]") {
     // nvidia-smi in a container lists no process, but the card's memory still moves.
-    std::string text = t19_replace_all(t19_fixture(), R"(,{"pid":9001,"name":"/usr/bin/python3","used_mib":51200,"gpu_uuid":"GPU-aaaa"})", "");
+    std::string text = t19_replace_all(
+        t19_fixture(), R"(,{"pid":9001,"name":"/usr/bin/python3","used_mib":51200,"gpu_uuid":"GPU-aaaa"})", "");
     CheckResult r = checks::check_gpu_shared(t19_rec(text), {});
     CHECK(r.status == Status::fail);
     CHECK_THAT(r.message, Contains("memory used outside the server on GPU 0 grew by 51200 MiB (500 to 51700 MiB)"));
@@ -95,8 +98,9 @@ TEST_CASE("T19: no reading, one reading, failed readings and a cut recording: Ca
     CheckResult one = checks::check_gpu_shared(*cut, {});
     CHECK(one.status == Status::unknown);
     CHECK_THAT(one.message, Contains("nvidia-smi gave 1 reading of the GPUs"));
-    parse::GpuRecording failed{.interval_s = 5.0, .samples = {{.t_s = 0, .error = "timed out after 5 s"},
-                                                               {.t_s = 5, .error = "timed out after 5 s"}}};
+    parse::GpuRecording failed{
+        .interval_s = 5.0,
+        .samples = {{.t_s = 0, .error = "timed out after 5 s"}, {.t_s = 5, .error = "timed out after 5 s"}}};
     CheckResult hung = checks::check_gpu_shared(failed, {});
     CHECK(hung.status == Status::unknown);
     CHECK_THAT(hung.message, Contains("(timed out after 5 s)"));
@@ -111,15 +115,19 @@ TEST_CASE("T19: the recorder writes a reading at each end; a hanging or babbling
         return argv[1].starts_with("--query-gpu") ? t19_ok(mem) : t19_ok("");
     };
     long long now = 0;
-    run::WatchClock clock{.mono_ns = [&] { return now += 1'000'000'000; }, .sleep_until = [](long long, const auto&) {}};
-    run::record_gpus(out, {}, stop, fine, "nvidia-smi", [] { return std::vector<long long>{42}; }, clock);
+    run::WatchClock clock{.mono_ns = [&] { return now += 1'000'000'000; },
+                          .sleep_until = [](long long, const auto&) {}};
+    run::record_gpus(
+        out, {}, stop, fine, "nvidia-smi", [] { return std::vector<long long>{42}; }, clock);
     auto rec = parse::parse_gpu_recording(out.str());
     REQUIRE(rec);
     REQUIRE(rec->samples.size() == 1);
     CHECK(rec->samples[0].server_pids == std::vector<long long>{42});
 
     run::CommandRunner hang = [](const std::vector<std::string>&) {
-        return util::CommandOutput{.outcome = util::CommandOutput::Outcome::timed_out, .exit_code = -1, .out = "",
+        return util::CommandOutput{.outcome = util::CommandOutput::Outcome::timed_out,
+                                   .exit_code = -1,
+                                   .out = "",
                                    .why = "nvidia-smi did not answer within 5 s"};
     };
     CHECK(run::read_gpu_sample(hang, "nvidia-smi").error == "nvidia-smi did not answer within 5 s");

@@ -15,7 +15,9 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-CheckResult t22_of(const fs::path& log) { return checks::check_known_engine_bug(parse::parse_boot_log_file(log, nullptr)); }
+CheckResult t22_of(const fs::path& log) {
+    return checks::check_known_engine_bug(parse::parse_boot_log_file(log, nullptr));
+}
 
 // The log with one text replaced (it must be there), written in `dir`.
 fs::path t22_mutated(const fs::path& log, const fs::path& dir, const std::string& from, const std::string& to) {
@@ -161,8 +163,9 @@ TEST_CASE("T22: the field's logs: a verdict on each, never a pass without an eng
 
 TEST_CASE("T22: check_boots gives it per start, after the reference's verdicts and before T17", "[T22][shared]") {
     REQUIRE_REFERENCE(root);
-    checks::BootStart b{.label = "boot.log",
-                        .facts = parse::parse_boot_log_file(root / "vllm-0.28" / "boot_spec_backend_override.log", nullptr)};
+    checks::BootStart b{
+        .label = "boot.log",
+        .facts = parse::parse_boot_log_file(root / "vllm-0.28" / "boot_spec_backend_override.log", nullptr)};
     auto results = checks::check_boots({b}, checks::UnparsedLines::ignore);
     REQUIRE(results.size() >= 2);
     CHECK(results.back().tripwire == TripwireId::T17);

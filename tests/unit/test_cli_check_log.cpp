@@ -16,8 +16,8 @@ std::filesystem::path scratch(const std::string& name) {
 
 TEST_CASE("check-log: one failing log, --json", "[cli_check_log][shared]") {
     REQUIRE_REFERENCE(root);
-    auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_spec_backend_override.log").string(), "--json",
-                                   "--tripwires", "all"});
+    auto r = testsupport::run_cli(
+        {"check-log", (root / "vllm-0.28/boot_spec_backend_override.log").string(), "--json", "--tripwires", "all"});
     CHECK(r.rc == 1);
     Json out = Json::parse(r.out);
     REQUIRE(out.size() == 5);
@@ -50,8 +50,8 @@ TEST_CASE("check-log and boot-facts: bad input exits 2 with one line", "[cli_che
     auto junk = scratch("junk.log");
     { std::ofstream(junk.string(), std::ios::binary) << std::string("\0\1\2\3binary", 10); }
     for (const std::string cmd : {"check-log", "boot-facts"}) {
-        for (const std::string& bad : {scratch("missing.log").string(), empty.string(), junk.string(),
-                                       scratch("").parent_path().string()}) {
+        for (const std::string& bad :
+             {scratch("missing.log").string(), empty.string(), junk.string(), scratch("").parent_path().string()}) {
             INFO(cmd << " " << bad);
             auto r = testsupport::run_cli({cmd, bad});
             CHECK(r.rc == 2);
@@ -73,7 +73,8 @@ TEST_CASE("boot-facts: text and --json; an untested release is a note on stderr"
     CHECK(text.rc == 0);
     CHECK(text.out.find("drafter_backends             ['FLASHINFER']") != std::string::npos);
     CHECK(text.out.find("cudagraph_mode_downgrade     ('FULL_AND_PIECEWISE', 'PIECEWISE')") != std::string::npos);
-    CHECK(text.out.find("processes                    {'APIServer': [3235], 'EngineCore': [3475]}") != std::string::npos);
+    CHECK(text.out.find("processes                    {'APIServer': [3235], 'EngineCore': [3475]}") !=
+          std::string::npos);
 
     auto log = scratch("new.log");
     {

@@ -43,7 +43,9 @@ TEST_CASE("check-log --model-config names the checkpoint as the cause of FP8 KV"
           std::string::npos);
     CHECK(plain.out.find("give --model-config PATH") != std::string::npos);
 
-    auto named = testsupport::run_cli({"check-log", log.string(), "--model-config", (tmp.path / "model").string(), "--json"}, testsupport::kAllTripwiresEnv);
+    auto named =
+        testsupport::run_cli({"check-log", log.string(), "--model-config", (tmp.path / "model").string(), "--json"},
+                             testsupport::kAllTripwiresEnv);
     CHECK(named.rc == 0);
     Json t17 = t17_last_result(named.out);
     CHECK(t17["status"] == "warn");
@@ -53,13 +55,14 @@ TEST_CASE("check-log --model-config names the checkpoint as the cause of FP8 KV"
     CHECK(strict.rc == 1);
 }
 
-TEST_CASE("check-log --model-config: a missing or broken config.json is one line, exit 2", "[cli_check_log][T17][shared]") {
+TEST_CASE("check-log --model-config: a missing or broken config.json is one line, exit 2",
+          "[cli_check_log][T17][shared]") {
     REQUIRE_REFERENCE(root);
     testsupport::TempDir tmp("cli-t17");
     const std::string log = (root / "vllm-0.28/boot_fp8_triton.log").string();
     util::write_file(tmp.path / "broken.json", "{\"quantization_config\": ");
-    for (const std::string& bad : {(tmp.path / "broken.json").string(), (tmp.path / "missing.json").string(),
-                                  tmp.path.string()}) {
+    for (const std::string& bad :
+         {(tmp.path / "broken.json").string(), (tmp.path / "missing.json").string(), tmp.path.string()}) {
         INFO(bad);
         auto r = testsupport::run_cli({"check-log", log, "--model-config", bad}, testsupport::kAllTripwiresEnv);
         CHECK(r.rc == 2);
@@ -69,7 +72,8 @@ TEST_CASE("check-log --model-config: a missing or broken config.json is one line
     }
     // Twice for three logs matches neither form.
     auto r = testsupport::run_cli({"check-log", log, log, log, "--model-config", (tmp.path / "broken.json").string(),
-                                   "--model-config", (tmp.path / "broken.json").string()}, testsupport::kAllTripwiresEnv);
+                                   "--model-config", (tmp.path / "broken.json").string()},
+                                  testsupport::kAllTripwiresEnv);
     CHECK(r.rc == 2);
     CHECK(r.err.find("--model-config") != std::string::npos);
 }
@@ -77,7 +81,8 @@ TEST_CASE("check-log --model-config: a missing or broken config.json is one line
 TEST_CASE("check-log on two starts ends with T17's configuration diff", "[cli_check_log][T17][shared]") {
     REQUIRE_REFERENCE(root);
     auto r = testsupport::run_cli({"check-log", (root / "vllm-0.28/boot_cudagraphs.log").string(),
-                                   (root / "vllm-0.28/boot_eager.log").string(), "--json"}, testsupport::kAllTripwiresEnv);
+                                   (root / "vllm-0.28/boot_eager.log").string(), "--json"},
+                                  testsupport::kAllTripwiresEnv);
     CHECK(r.rc == 0);
     Json all = Json::parse(r.out);
     REQUIRE_FALSE(all.empty());

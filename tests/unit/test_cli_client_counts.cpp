@@ -28,8 +28,8 @@ fs::path cc_write(const fs::path& dir, const std::string& name, const std::strin
 
 std::vector<std::string> cc_args(const fs::path& root, const fs::path& bench) {
     const fs::path m = root / "vllm-0.28/metrics";
-    return {"client-counts", (m / "preempted_before.snapshot.json").string(), (m / "preempted_after.snapshot.json").string(),
-            "--bench-result", bench.string()};
+    return {"client-counts", (m / "preempted_before.snapshot.json").string(),
+            (m / "preempted_after.snapshot.json").string(), "--bench-result", bench.string()};
 }
 
 }  // namespace
@@ -71,9 +71,10 @@ TEST_CASE("client-counts: a client that counted tokens passes both, exit 0", "[c
     TempDir tmp("client-counts");
     auto r = run_cli(cc_args(root, cc_write(tmp.path, "bench.json", cc_bench_json(48, 12288))));
     CHECK(r.rc == 0);
-    CHECK(r.out == "[T15] PASS  client and server agree: 48 requests, 12,288 output tokens\n"
-                   "[T18] PASS  the load tool's 12,288 output tokens agree with the server's 12,288, at 2.55 tokens "
-                   "per step of speculative decoding: it counted tokens, not stream chunks\n");
+    CHECK(r.out ==
+          "[T15] PASS  client and server agree: 48 requests, 12,288 output tokens\n"
+          "[T18] PASS  the load tool's 12,288 output tokens agree with the server's 12,288, at 2.55 tokens "
+          "per step of speculative decoding: it counted tokens, not stream chunks\n");
 }
 
 TEST_CASE("client-counts: --load-log allows for the requests the client left out", "[cli][T15][T18][shared]") {
@@ -88,10 +89,11 @@ TEST_CASE("client-counts: --load-log allows for the requests the client left out
     args.insert(args.end(), {"--load-log", (dir / "load.log").string()});
     auto with = run_cli(args);
     CHECK(with.rc == 0);
-    CHECK(with.out == "[T15] PASS  client and server agree: 32 requests, 32,000 output tokens, plus 1 untimed request "
-                      "(test or warm-up)\n"
-                      "[T18] PASS  the load tool's 32,000 output tokens agree with the server's 32,032, one token per "
-                      "step (no speculative decoding)\n");
+    CHECK(with.out ==
+          "[T15] PASS  client and server agree: 32 requests, 32,000 output tokens, plus 1 untimed request "
+          "(test or warm-up)\n"
+          "[T18] PASS  the load tool's 32,000 output tokens agree with the server's 32,032, one token per "
+          "step (no speculative decoding)\n");
 }
 
 TEST_CASE("client-counts: a short count without speculative-decoding counters is Can't tell, exit 2",

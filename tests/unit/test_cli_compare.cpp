@@ -4,9 +4,9 @@
 
 #include <fstream>
 
+using Catch::Matchers::Contains;
 using testsupport::run_cli;
 using testsupport::TempDir;
-using Catch::Matchers::Contains;
 using CompareDoc = nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -68,8 +68,8 @@ TEST_CASE("compare: two vLLM starts with different KV pools, three runs an arm",
     CHECK(check_of(doc, "C4")["status"] == "pass");
     CHECK(check_of(doc, "C1")["status"] == "pass");
     // T10's figure: the rate T10 reports over the snapshots' span, the same in each copy.
-    auto t10 = run_cli({"rate", (a / "run-1/before.snapshot.json").string(), (a / "run-1/after.snapshot.json").string(),
-                        "--json"});
+    auto t10 = run_cli(
+        {"rate", (a / "run-1/before.snapshot.json").string(), (a / "run-1/after.snapshot.json").string(), "--json"});
     const double rate = CompareDoc::parse(t10.out)[0]["evidence"]["rate_per_s"].get<double>();
     const CompareDoc& out_tp = doc["figures"][0];
     CHECK(out_tp["figure"] == "output_throughput");
@@ -90,8 +90,9 @@ TEST_CASE("compare: copies of the same run are a tie; --require-gain fails on it
     INFO(r.out << r.err);
     CHECK(r.rc == 1);
     CHECK_THAT(r.out, Contains("no difference shown: [+0.0%, +0.0%] includes 0"));
-    CHECK_THAT(r.out, Contains("[gate] TRIPWIRE-FAILED  require-gain output_throughput: the gain's lower bound +0.0% is "
-                               "not above +0.0%"));
+    CHECK_THAT(r.out,
+               Contains("[gate] TRIPWIRE-FAILED  require-gain output_throughput: the gain's lower bound +0.0% is "
+                        "not above +0.0%"));
 }
 
 TEST_CASE("compare: fewer than 3 completed runs an arm is Can't tell, exit 2", "[compare][shared]") {

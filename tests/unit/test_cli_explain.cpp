@@ -90,9 +90,10 @@ TEST_CASE("explain: an unknown name exits 2 and lists the known ones", "[explain
     CHECK(r.rc == 2);
     CHECK(r.out.empty());
     const auto& last = inferlint::tripwires().back();
-    CHECK(r.err.starts_with(fmt::format("inferlint: unknown tripwire: T99, preemption (known: T1-{}, or a name: "
-                                        "silent-preemption, ",
-                                        last.id)));
+    CHECK(
+        r.err.starts_with(fmt::format("inferlint: unknown tripwire: T99, preemption (known: T1-{}, or a name: "
+                                      "silent-preemption, ",
+                                      last.id)));
     CHECK(r.err.find("client-server-mismatch, ") != std::string::npos);
     CHECK(r.err.find(std::string(last.slug) + ")") != std::string::npos);
     CHECK(count_of(r.err, "\n") == 1);

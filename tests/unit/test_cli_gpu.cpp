@@ -30,17 +30,22 @@ fs::path fake_smi(const fs::path& dir, const std::string& gpus, const std::strin
     write(dir / "gpus.txt", gpus);
     write(dir / "used.txt", used);
     auto script = dir / "nvidia-smi";
-    write(script, "#!/bin/sh\n"
-                  "cd '" + dir.string() + "' || exit 1\n"
-                  "if [ " + std::to_string(exit_code) + " -ne 0 ]; then echo 'NVIDIA-SMI has failed'; exit " +
-                      std::to_string(exit_code) + "; fi\n"
-                  "case \"$1\" in\n"
-                  "  --query-gpu=memory.used)\n"
-                  "    n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n"
-                  "    line=$(sed -n \"$((n + 1))p\" used.txt); [ -n \"$line\" ] || line=$(tail -n 1 used.txt)\n"
-                  "    echo \"$line\";;\n"
-                  "  *) cat gpus.txt;;\n"
-                  "esac\n");
+    write(script,
+          "#!/bin/sh\n"
+          "cd '" +
+              dir.string() +
+              "' || exit 1\n"
+              "if [ " +
+              std::to_string(exit_code) + " -ne 0 ]; then echo 'NVIDIA-SMI has failed'; exit " +
+              std::to_string(exit_code) +
+              "; fi\n"
+              "case \"$1\" in\n"
+              "  --query-gpu=memory.used)\n"
+              "    n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count\n"
+              "    line=$(sed -n \"$((n + 1))p\" used.txt); [ -n \"$line\" ] || line=$(tail -n 1 used.txt)\n"
+              "    echo \"$line\";;\n"
+              "  *) cat gpus.txt;;\n"
+              "esac\n");
     ::chmod(script.c_str(), 0755);
     return script;
 }
@@ -213,8 +218,8 @@ TEST_CASE("gpu-inspect: fails when memory is held, and when a server process is 
     TempDir t;
     // 21,768 MiB is what the killed server's engine held in the reference's recorded run.
     auto smi = fake_smi(t.path, kRtx4090, "21768\n");
-    auto held = testsupport::run_cli({"gpu-inspect", "--consecutive", "1", "--timeout", "0"},
-                                     env(smi, quiet_tree(t.path)));
+    auto held =
+        testsupport::run_cli({"gpu-inspect", "--consecutive", "1", "--timeout", "0"}, env(smi, quiet_tree(t.path)));
     CHECK(held.rc == 1);
     CHECK(held.out.find("[ T2] TRIPWIRE-FAILED  card not clear; refusing to boot. not clear after 0s: last "
                         "reading 21768 MiB used, 0 server processes alive\n") != std::string::npos);
@@ -265,8 +270,8 @@ TEST_CASE("gpu-inspect: no nvidia-smi, or a failing one, is said plainly and is 
     CHECK(r.out.rfind("no NVIDIA GPU found: nvidia-smi is missing or failed", 0) == 0);
     CHECK(r.out.find("[ T2] TRIPWIRE-FAILED  card not clear; refusing to boot. not clear after 0s: last reading "
                      "None MiB used, 0 server processes alive") != std::string::npos);
-    auto j = testsupport::run_cli({"gpu-inspect", "--json", "--timeout", "0"},
-                                  env(t.path / "nowhere" / "nvidia-smi", proc));
+    auto j =
+        testsupport::run_cli({"gpu-inspect", "--json", "--timeout", "0"}, env(t.path / "nowhere" / "nvidia-smi", proc));
     auto doc = nlohmann::json::parse(j.out);
     CHECK(doc[0]["evidence"]["gpus"] == nlohmann::json::array());
     REQUIRE(doc[0]["evidence"]["readings"].size() == 1);
@@ -350,8 +355,7 @@ TEST_CASE("teardown --dry-run --engine: says what it leaves alone", "[gpu][cli]"
           "left alone (--engine sglang): 5 processes of vLLM servers\n"
           "(pkill -f 'sglang serve' would miss 1 and wrongly hit 0)\n");
 
-    auto by_env = testsupport::run_cli({"teardown", "--dry-run"},
-                                       env(smi, proc) + "INFERLINT_ENGINE=trtllm ");
+    auto by_env = testsupport::run_cli({"teardown", "--dry-run"}, env(smi, proc) + "INFERLINT_ENGINE=trtllm ");
     CHECK(by_env.out.find("no server processes found (TensorRT-LLM)\n") != std::string::npos);
     CHECK(by_env.out.find("left alone (INFERLINT_ENGINE=trtllm): 7 processes of SGLang and vLLM servers\n") !=
           std::string::npos);

@@ -47,7 +47,8 @@ TEST_CASE("rate: tokens/s and the integer-second comparison on the example run",
     CHECK(r.rc == 0);
     CHECK(r.out.find("[T10] PASS  400.00 tokens/s over 80.000s") == 0);
     CHECK(r.out.find("an integer-second timer would say") != std::string::npos);
-    auto j = run_cli({"rate", (dir / "before.snapshot.json").string(), (dir / "after.snapshot.json").string(), "--json"});
+    auto j =
+        run_cli({"rate", (dir / "before.snapshot.json").string(), (dir / "after.snapshot.json").string(), "--json"});
     auto doc = nlohmann::json::parse(j.out);
     CHECK(doc[0]["evidence"]["tokens"].get<double>() == 32000.0);
     CHECK(doc[0]["message"] == "400.00 tokens/s over 80.000s");

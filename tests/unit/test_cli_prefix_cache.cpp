@@ -53,7 +53,8 @@ TEST_CASE("prefix-cache: SGLang's own client warns (exit 0, 1 with --strict); it
           "[cli][T16][shared]") {
     REQUIRE_REFERENCE(root);
     auto dir = root / "sglang-0.5/qwen3-8b-own-client";
-    auto r = run_cli({"prefix-cache", (dir / "before.snapshot.json").string(), (dir / "after.snapshot.json").string()}, testsupport::kAllTripwiresEnv);
+    auto r = run_cli({"prefix-cache", (dir / "before.snapshot.json").string(), (dir / "after.snapshot.json").string()},
+                     testsupport::kAllTripwiresEnv);
     CHECK(r.rc == 0);
     CHECK(r.out.starts_with("[T16] WARN  87 of 3,064 prompt tokens came from the prefix cache (2.8%)"));
     auto strict = run_cli(
@@ -62,10 +63,12 @@ TEST_CASE("prefix-cache: SGLang's own client warns (exit 0, 1 with --strict); it
 
     auto live = root / "sglang-0.5/live";
     auto off = run_cli({"prefix-cache", (live / "before.snapshot.json").string(),
-                        (live / "after.snapshot.json").string(), "--boot-log", (live / "boot.log").string()}, testsupport::kAllTripwiresEnv);
+                        (live / "after.snapshot.json").string(), "--boot-log", (live / "boot.log").string()},
+                       testsupport::kAllTripwiresEnv);
     CHECK(off.rc == 0);
-    CHECK(off.out == "[T16] PASS  prefix caching was off (server_args: disable_radix_cache True); 0 of 2,979 prompt "
-                     "tokens came from the cache\n");
+    CHECK(off.out ==
+          "[T16] PASS  prefix caching was off (server_args: disable_radix_cache True); 0 of 2,979 prompt "
+          "tokens came from the cache\n");
 }
 
 TEST_CASE("prefix-cache: raised hits warn, and fail with --unique-prompts; dropped counters exit 2",
@@ -80,18 +83,21 @@ TEST_CASE("prefix-cache: raised hits warn, and fail with --unique-prompts; dropp
     CHECK(warn.out.starts_with("[T16] WARN  1,887 of 2,816 prompt tokens came from the prefix cache (67.0%)"));
     auto fail = run_cli({"prefix-cache", b, hits, "--unique-prompts"}, testsupport::kAllTripwiresEnv);
     CHECK(fail.rc == 1);
-    CHECK(fail.out.starts_with("[T16] TRIPWIRE-FAILED  1,887 of 2,816 prompt tokens came from the prefix cache "
-                               "(67.0%) although the prompts were meant to be unique (--unique-prompts)"));
+    CHECK(
+        fail.out.starts_with("[T16] TRIPWIRE-FAILED  1,887 of 2,816 prompt tokens came from the prefix cache "
+                             "(67.0%) although the prompts were meant to be unique (--unique-prompts)"));
 
     auto dropped = edited_snapshot(after, tmp.path, "dropped.json", "vllm:prefix_cache_hits_total", std::nullopt);
     auto unknown = run_cli({"prefix-cache", b, dropped, "--unique-prompts"}, testsupport::kAllTripwiresEnv);
     CHECK(unknown.rc == 2);
-    CHECK(unknown.out == "[T16] ????  vllm:prefix_cache_hits_total absent from a snapshot: the prefix cache's share "
-                         "cannot be told\n");
+    CHECK(unknown.out ==
+          "[T16] ????  vllm:prefix_cache_hits_total absent from a snapshot: the prefix cache's share "
+          "cannot be told\n");
 
     // report takes --unique-prompts too, and gives T16 after the other verdicts.
-    auto rep = run_cli({"report", "--before", b, "--after", hits, "-o", (tmp.path / "r.html").string(),
-                        "--unique-prompts", "--json"}, testsupport::kAllTripwiresEnv);
+    auto rep = run_cli(
+        {"report", "--before", b, "--after", hits, "-o", (tmp.path / "r.html").string(), "--unique-prompts", "--json"},
+        testsupport::kAllTripwiresEnv);
     CHECK(rep.rc == 0);
     auto doc = nlohmann::json::parse(rep.out);
     REQUIRE(doc.is_array());
@@ -99,7 +105,8 @@ TEST_CASE("prefix-cache: raised hits warn, and fail with --unique-prompts; dropp
     CHECK(doc.back()["tripwire"] == "T16");
     CHECK(doc.back()["status"] == "fail");
     CHECK(doc.back()["evidence"]["unique_prompts"] == "--unique-prompts");
-    auto plain = run_cli({"report", "--before", b, "--after", hits, "-o", (tmp.path / "p.html").string(), "--json"}, testsupport::kAllTripwiresEnv);
+    auto plain = run_cli({"report", "--before", b, "--after", hits, "-o", (tmp.path / "p.html").string(), "--json"},
+                         testsupport::kAllTripwiresEnv);
     CHECK(nlohmann::json::parse(plain.out).back()["status"] == "warn");
 }
 
@@ -120,12 +127,16 @@ TEST_CASE("prefix-cache: bad input is one line naming the file, exit 2", "[cli][
     auto missing = (tmp.path / "missing.json").string();
     one_line(run_cli({"prefix-cache", vb, missing}, testsupport::kAllTripwiresEnv), missing);
     std::ofstream(tmp.path / "trunc.json", std::ios::binary) << "{\"schema\": \"inferlint.snapshot/1\", \"url\"";
-    one_line(run_cli({"prefix-cache", (tmp.path / "trunc.json").string(), va}, testsupport::kAllTripwiresEnv), "trunc.json: not valid JSON");
+    one_line(run_cli({"prefix-cache", (tmp.path / "trunc.json").string(), va}, testsupport::kAllTripwiresEnv),
+             "trunc.json: not valid JSON");
     // Another engine's snapshots than the one named, or two engines' snapshots.
-    one_line(run_cli({"prefix-cache", vb, va, "--engine", "sglang"}, testsupport::kAllTripwiresEnv), "the snapshots came from vLLM");
-    one_line(run_cli({"prefix-cache", vb, sa}, testsupport::kAllTripwiresEnv), sa + " came from SGLang: give two snapshots of one server");
+    one_line(run_cli({"prefix-cache", vb, va, "--engine", "sglang"}, testsupport::kAllTripwiresEnv),
+             "the snapshots came from vLLM");
+    one_line(run_cli({"prefix-cache", vb, sa}, testsupport::kAllTripwiresEnv),
+             sa + " came from SGLang: give two snapshots of one server");
     // Another engine's log.
-    one_line(run_cli({"prefix-cache", vb, va, "--boot-log", (root / "trtllm-1.3/qwen3-8b/boot.log").string()}, testsupport::kAllTripwiresEnv),
+    one_line(run_cli({"prefix-cache", vb, va, "--boot-log", (root / "trtllm-1.3/qwen3-8b/boot.log").string()},
+                     testsupport::kAllTripwiresEnv),
              "came from TensorRT-LLM: give the log of the server the snapshots were taken from");
     one_line(run_cli({"prefix-cache", vb, va, "--boot-log", missing}, testsupport::kAllTripwiresEnv), missing);
 }

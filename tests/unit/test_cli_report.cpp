@@ -134,7 +134,8 @@ TEST_CASE("report: every golden case gives the Python tool's verdicts, evidence 
         // the page shows the same verdicts as the terminal
         std::string html = inferlint::util::read_file(tmp / "report.html");
         std::multiset<std::pair<std::string, std::string>> want_verdicts;
-        for (const auto& x : all) want_verdicts.emplace(x["tripwire"].get<std::string>(), x["status"].get<std::string>());
+        for (const auto& x : all)
+            want_verdicts.emplace(x["tripwire"].get<std::string>(), x["status"].get<std::string>());
         CHECK(page_verdicts(html) == want_verdicts);
         ++cases;
     }
@@ -168,15 +169,16 @@ TEST_CASE("report: files named on the command line, and the output folder made",
     REQUIRE_REFERENCE(root);
     fs::path live = root / "vllm-0.28/live";
     fs::path out = report_scratch("named") / "runs" / "today" / "r.html";
-    auto r = testsupport::run_cli({"report", "-o", out.string(), "--boot-log", (live / "boot.log").string(),
-                                   "--before", (live / "before.snapshot.json").string(), "--after",
+    auto r = testsupport::run_cli({"report", "-o", out.string(), "--boot-log", (live / "boot.log").string(), "--before",
+                                   (live / "before.snapshot.json").string(), "--after",
                                    (live / "after.snapshot.json").string(), "--series",
                                    (live / "run.series.jsonl").string(), "--requested", "32", "--tripwires", "all"});
     CHECK(r.rc == 0);
     CHECK(has(r.out, "11 checks (7 pass, 2 warn, 2 tripwire-failed)"));  // T16, T17 and T22 pass
     REQUIRE(fs::is_regular_file(out));
     CHECK(fs::file_size(out) > 50'000);
-    CHECK(has(inferlint::util::read_file(out), "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl"));
+    CHECK(
+        has(inferlint::util::read_file(out), "boot.log, before.snapshot.json, after.snapshot.json, run.series.jsonl"));
     // a boot log alone: the page says what it could not check
     fs::path only = report_scratch("only") / "r.html";
     auto b = testsupport::run_cli(
@@ -215,7 +217,9 @@ TEST_CASE("report: bad input gets one line naming it, and exit 2", "[report][cli
     CHECK(lines_in(g.err) == 1);
 
     fs::path binary = report_scratch("binary");
-    inferlint::util::write_file(binary / "boot.log", std::string("\x7f" "ELF\0\0\0\x01", 8));
+    inferlint::util::write_file(binary / "boot.log", std::string("\x7f"
+                                                                 "ELF\0\0\0\x01",
+                                                                 8));
     auto bin = testsupport::run_cli({"report", binary.string()});
     CHECK(bin.rc == 2);
     CHECK(has(bin.err, "boot.log"));
@@ -247,8 +251,8 @@ TEST_CASE("report: files from different engines are refused", "[report][cli][sha
                                         (root / "sglang-0.5/live/run.series.jsonl").string()});
     CHECK(series.rc == 2);
     CHECK(has(series.err, "run.series.jsonl"));
-    auto named = testsupport::run_cli({"report", (root / "vllm-0.28/live").string(), "-o", out.string(), "--engine",
-                                       "sglang"});
+    auto named =
+        testsupport::run_cli({"report", (root / "vllm-0.28/live").string(), "-o", out.string(), "--engine", "sglang"});
     CHECK(named.rc == 2);
     CHECK(has(named.err, "--engine sglang"));
     CHECK_FALSE(fs::exists(out));
@@ -263,7 +267,8 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
     std::string log = inferlint::util::read_file(root / "vllm-0.28/live/boot.log");
     const std::string model = "/models/Qwen3.8-27B-W4A16-AutoRound'";
     for (auto at = log.find(model); at != std::string::npos; at = log.find(model))
-        log.replace(at, model.size(), "/models/<script>document.title=\"pwned\"</script>\"><img src=x onerror=alert(1)>'");
+        log.replace(at, model.size(),
+                    "/models/<script>document.title=\"pwned\"</script>\"><img src=x onerror=alert(1)>'");
     inferlint::util::write_file(dir / "boot.log", log);
     for (const char* f : {"before.snapshot.json", "after.snapshot.json", "run.series.jsonl"})
         fs::copy_file(root / "vllm-0.28/live" / f, dir / f);
@@ -271,18 +276,19 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
     REQUIRE(r.rc == 0);
     fs::path profile = report_scratch("profile");
     fs::path dom = dir / "dom.html", errs = dir / "chromium.log";
-    std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
-                      "--disable-background-networking --disable-component-update --disable-sync "
-                      "--host-resolver-rules='MAP * ~NOTFOUND' --enable-logging=stderr --v=0 --user-data-dir=" +
-                      testsupport::shell_quote(profile.string()) + " --virtual-time-budget=3000 --dump-dom " +
-                      testsupport::shell_quote("file://" + (dir / "report.html").string()) + " >" +
-                      testsupport::shell_quote(dom.string()) + " 2>" + testsupport::shell_quote(errs.string());
+    std::string cmd =
+        "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+        "--disable-background-networking --disable-component-update --disable-sync "
+        "--host-resolver-rules='MAP * ~NOTFOUND' --enable-logging=stderr --v=0 --user-data-dir=" +
+        testsupport::shell_quote(profile.string()) + " --virtual-time-budget=3000 --dump-dom " +
+        testsupport::shell_quote("file://" + (dir / "report.html").string()) + " >" +
+        testsupport::shell_quote(dom.string()) + " 2>" + testsupport::shell_quote(errs.string());
     int rc = std::system(cmd.c_str());
     REQUIRE(rc == 0);
     std::string page = inferlint::util::read_file(dom);
     std::string console = inferlint::util::read_file(errs, inferlint::util::AllowEmpty::yes);
     CHECK(has(page, "data-js=\"ready\""));  // report.js ran to its end
-    CHECK_FALSE(has(page, "<img"));          // the log's markup stayed text
+    CHECK_FALSE(has(page, "<img"));         // the log's markup stayed text
     CHECK(has(page, "&lt;img src=x onerror=alert(1)&gt;"));
     CHECK(has(page, "<title>&lt;b&gt;bold&lt;/b&gt;</title>"));
     // no console error, and no request refused by the page's policy (nothing tried to leave)
@@ -293,12 +299,13 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
 
     // A screenshot at a phone's 360 px: the page lays out and paints (a PNG of that width).
     fs::path shot = dir / "report-360.png";
-    std::string snap = "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
-                       "--disable-background-networking --disable-component-update --disable-sync "
-                       "--host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir=" +
-                       testsupport::shell_quote(profile.string()) + " --window-size=360,2400 --screenshot=" +
-                       testsupport::shell_quote(shot.string()) + " " +
-                       testsupport::shell_quote("file://" + (dir / "report.html").string()) + " >/dev/null 2>&1";
+    std::string snap =
+        "timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run "
+        "--disable-background-networking --disable-component-update --disable-sync "
+        "--host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir=" +
+        testsupport::shell_quote(profile.string()) +
+        " --window-size=360,2400 --screenshot=" + testsupport::shell_quote(shot.string()) + " " +
+        testsupport::shell_quote("file://" + (dir / "report.html").string()) + " >/dev/null 2>&1";
     REQUIRE(std::system(snap.c_str()) == 0);
     REQUIRE(fs::is_regular_file(shot));
     std::string png = inferlint::util::read_file(shot);
@@ -310,8 +317,8 @@ TEST_CASE("report: in a real browser nothing from a log executes and the script 
                (static_cast<unsigned>(static_cast<unsigned char>(png[at + 2])) << 8) |
                static_cast<unsigned>(static_cast<unsigned char>(png[at + 3]));
     };
-    CHECK(be32(16) == 360);       // IHDR width
-    CHECK(png.size() > 20000);    // a painted page, not a blank one
+    CHECK(be32(16) == 360);     // IHDR width
+    CHECK(png.size() > 20000);  // a painted page, not a blank one
 }
 
 TEST_CASE("report: the simulator's recordings give the figures the simulator knows", "[report][cli]") {
@@ -359,9 +366,16 @@ TEST_CASE("report: by default every tripwire; --tripwires reference (or INFERLIN
     REQUIRE_REFERENCE(root);
     fs::path live = root / "vllm-0.28/live";
     const fs::path page = report_scratch("default") / "r.html";
-    const std::vector<std::string> base{"report", "-o", page.string(), "--boot-log", (live / "boot.log").string(),
-                                        "--before", (live / "before.snapshot.json").string(), "--after",
-                                        (live / "after.snapshot.json").string(), "--json"};
+    const std::vector<std::string> base{"report",
+                                        "-o",
+                                        page.string(),
+                                        "--boot-log",
+                                        (live / "boot.log").string(),
+                                        "--before",
+                                        (live / "before.snapshot.json").string(),
+                                        "--after",
+                                        (live / "after.snapshot.json").string(),
+                                        "--json"};
     auto all = testsupport::run_cli(base, "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
     REQUIRE(all.rc == 0);
     json got = json::parse(all.out);
@@ -371,8 +385,9 @@ TEST_CASE("report: by default every tripwire; --tripwires reference (or INFERLIN
     CHECK_THAT(util::read_file(page), Catch::Contains("T15 and T18 (need the load tool"));
     auto args = base;
     args.insert(args.end(), {"--tripwires", "reference"});
-    for (const auto& reference : {testsupport::run_cli(args, "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES "),
-                                  testsupport::run_cli(base, "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=reference ")}) {
+    for (const auto& reference :
+         {testsupport::run_cli(args, "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES "),
+          testsupport::run_cli(base, "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=reference ")}) {
         REQUIRE(reference.rc == 0);
         json fifteen = json::parse(reference.out);
         CHECK(fifteen.size() < got.size());

@@ -85,9 +85,9 @@ TEST_CASE("series: a recording of another engine than the one named is refused",
     CHECK(env.rc == 2);
     CHECK_THAT(env.err, Catch::Contains("INFERLINT_ENGINE=sglang"));
     // a snapshot of another engine, too
-    auto sg = testsupport::run_cli({"series", (root / "vllm-0.28" / "live" / "run.series.jsonl").string(),
-                                    "--engine", "vllm", "--snapshot",
-                                    (root / "sglang-0.5" / "live" / "after.snapshot.json").string()});
+    auto sg =
+        testsupport::run_cli({"series", (root / "vllm-0.28" / "live" / "run.series.jsonl").string(), "--engine", "vllm",
+                              "--snapshot", (root / "sglang-0.5" / "live" / "after.snapshot.json").string()});
     CHECK(sg.rc == 2);
 }
 
@@ -110,14 +110,17 @@ TEST_CASE("series: bad input is one line, exit 2, never a pass", "[series][cli]"
                    "snap.json: line 1: schema");
     one_line_error({"series", scratch("types.jsonl", kHeader + "\n{\"t_wall\": \"now\", \"running\": 1}\n").string()},
                    "types.jsonl: line 2:");
-    one_line_error({"series", scratch("huge.jsonl", std::string(50u << 20, '{')).string()}, "huge.jsonl: line 1 is over");
+    one_line_error({"series", scratch("huge.jsonl", std::string(50u << 20, '{')).string()},
+                   "huge.jsonl: line 1 is over");
     fs::remove(dir / "huge.jsonl");
 }
 
 TEST_CASE("series: a truncated last line is skipped, counted, and the rest checked", "[series][cli]") {
     std::string text = kHeader + "\n";
     for (int i = 0; i < 6; ++i)
-        text += R"({"t_wall": )" + std::to_string(100 + i) + R"(.0, "t_mono_ns": 1, "running": 4.0, "waiting": 0.0, "kv_usage": 1.0})" "\n";
+        text += R"({"t_wall": )" + std::to_string(100 + i) +
+                R"(.0, "t_mono_ns": 1, "running": 4.0, "waiting": 0.0, "kv_usage": 1.0})"
+                "\n";
     text += R"({"t_wall": 107.0, "t_mono_ns": 1, "runni)";
     auto p = scratch("cut.series.jsonl", text);
     auto r = testsupport::run_cli({"series", p.string(), "--requested", "4", "--json"});
@@ -133,8 +136,9 @@ TEST_CASE("series: a truncated last line is skipped, counted, and the rest check
 TEST_CASE("series: --tripwires and INFERLINT_TRIPWIRES report only the tripwires named, and gate on them",
           "[series][cli]") {
     const fs::path run = testsupport::own_fixtures() / "vllm-sim" / "preempted";
-    const std::vector<std::string> base{"series", (run / "run.series.jsonl").string(), "--snapshot",
-                                        (run / "after.snapshot.json").string(), "--requested", "16"};
+    const std::vector<std::string> base{"series",      (run / "run.series.jsonl").string(),
+                                        "--snapshot",  (run / "after.snapshot.json").string(),
+                                        "--requested", "16"};
     auto all = testsupport::run_cli(base);
     INFO(all.out << all.err);
     CHECK(all.rc == 1);  // T8 fails on this run
@@ -157,7 +161,9 @@ TEST_CASE("series: --tripwires and INFERLINT_TRIPWIRES report only the tripwires
     auto bad = testsupport::run_cli(base, "env -u INFERLINT_ENGINE INFERLINT_TRIPWIRES=T1-T99 ");
     CHECK(bad.rc == 2);
     CHECK(bad.out.empty());
-    CHECK(bad.err == "inferlint: INFERLINT_TRIPWIRES=T1-T99: not a list of tripwires (for example all, reference, T1-T15 or T1,T8)\n");
+    CHECK(bad.err ==
+          "inferlint: INFERLINT_TRIPWIRES=T1-T99: not a list of tripwires (for example all, reference, T1-T15 or "
+          "T1,T8)\n");
     args = base;
     args.insert(args.end(), {"--tripwires", "T8-T1"});
     CHECK(testsupport::run_cli(args).rc == 2);

@@ -69,8 +69,8 @@ TEST_CASE("limit_denominator matches Python's Fraction.limit_denominator", "[ser
     CHECK(limit_denominator(0.1, 65536) == 10);
     CHECK(limit_denominator(1.0 / 3.0, 65536) == 3);
     CHECK(limit_denominator(0.9523809523809523, 65536) == 21);  // 40/42
-    CHECK(limit_denominator(M_PI, 1000) == 113);                 // 355/113
-    CHECK(limit_denominator(M_PI, 100) == 99);                   // 311/99 beats 22/7
+    CHECK(limit_denominator(M_PI, 1000) == 113);                // 355/113
+    CHECK(limit_denominator(M_PI, 100) == 99);                  // 311/99 beats 22/7
     CHECK(limit_denominator(0.5, 65536) == 2);
     CHECK(limit_denominator(1.0, 65536) == 1);
     CHECK(limit_denominator(1e-30, 65536) == 1);  // nearer 0/1 than 1/65536

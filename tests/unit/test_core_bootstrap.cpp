@@ -47,8 +47,8 @@ TEST_CASE("bootstrap: the 95% interval covers a known difference in 93-97% of 1,
     for (int n : {5, 8}) {
         for (Pairing p : {Pairing::unpaired, Pairing::paired}) {
             Coverage c = coverage_of(n, p, IntervalKind::studentized);
-            INFO(n << " runs an arm, " << (p == Pairing::paired ? "paired" : "unpaired") << ": " << c.covered
-                   << " of " << c.trials);
+            INFO(n << " runs an arm, " << (p == Pairing::paired ? "paired" : "unpaired") << ": " << c.covered << " of "
+                   << c.trials);
             CHECK(c.share() >= 0.93);
             CHECK(c.share() <= 0.97);
         }
@@ -101,8 +101,8 @@ TEST_CASE("bootstrap: edge cases say why there is no interval, never a made-up o
     }
     SECTION("identical runs: an interval of width 0 at the difference") {
         for (IntervalKind k : {IntervalKind::studentized, IntervalKind::percentile}) {
-            Difference d = relative_difference(std::vector<double>{200, 200, 200},
-                                               std::vector<double>{220, 220, 220}, {.kind = k});
+            Difference d = relative_difference(std::vector<double>{200, 200, 200}, std::vector<double>{220, 220, 220},
+                                               {.kind = k});
             REQUIRE(d.interval);
             CHECK(d.interval->lo == Approx(0.10));
             CHECK(d.interval->hi == Approx(0.10));
@@ -135,8 +135,8 @@ TEST_CASE("bootstrap: edge cases say why there is no interval, never a made-up o
         CHECK(d.problem == "a figure is not a number");
     }
     SECTION("paired arms of different sizes") {
-        Difference d = relative_difference(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2},
-                                           {.pairing = Pairing::paired});
+        Difference d =
+            relative_difference(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2}, {.pairing = Pairing::paired});
         CHECK_FALSE(d.interval);
         CHECK(d.problem == "paired runs need as many runs in each arm");
     }

@@ -106,7 +106,8 @@ TEST_CASE("catalog: per-engine notes where the Python tool has them, none for vL
         // This project's tripwires say how each engine differs.
         if (static_cast<int>(t.key) > 15) CHECK_FALSE(t.note(EngineId::sglang).empty());
     }
-    for (const char* id : {"T3", "T4", "T6", "T7", "T10", "T11", "T12", "T13", "T15"}) CHECK_FALSE(with_notes.count(id));
+    for (const char* id : {"T3", "T4", "T6", "T7", "T10", "T11", "T12", "T13", "T15"})
+        CHECK_FALSE(with_notes.count(id));
     for (const char* id : {"T1", "T14", "T16", "T2", "T5", "T8", "T9"}) CHECK(with_notes.count(id));
     const auto* t1 = lookup_tripwire("T1");
     REQUIRE(t1);
@@ -141,7 +142,8 @@ TEST_CASE("catalog: lookup by code in any case, or by slug", "[catalog]") {
 
 TEST_CASE("catalog: the known names listed for an unknown one", "[catalog]") {
     std::string known = known_tripwires_text();
-    CHECK(known.starts_with(fmt::format("T1-{}, or a name: silent-preemption, orphaned-engine", tripwires().back().id)));
+    CHECK(
+        known.starts_with(fmt::format("T1-{}, or a name: silent-preemption, orphaned-engine", tripwires().back().id)));
     CHECK(known.find("null-block, client-server-mismatch, prefix-cache-hits") != std::string::npos);
     CHECK(known.ends_with(std::string(tripwires().back().slug)));
     CHECK(known.find("chunks-not-tokens") != std::string::npos);
@@ -226,8 +228,9 @@ TEST_CASE("docs/tripwires.md is the catalog rendered", "[catalog][docs]") {
     std::ifstream in(path, std::ios::binary);
     std::stringstream current;
     current << in.rdbuf();
-    INFO("docs/tripwires.md differs from the catalog (src/core/catalog_t*.cpp). Regenerate it with:\n"
-         "  INFERLINT_REGENERATE_DOCS=1 <build>/inferlint_tests \"[docs]\"");
+    INFO(
+        "docs/tripwires.md differs from the catalog (src/core/catalog_t*.cpp). Regenerate it with:\n"
+        "  INFERLINT_REGENERATE_DOCS=1 <build>/inferlint_tests \"[docs]\"");
     CHECK(current.str() == rendered);
 }
 

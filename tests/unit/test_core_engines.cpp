@@ -155,10 +155,30 @@ TEST_CASE("engines: a log's engine is told as the three patterns tell it, word e
         if (std::regex_search(t, vll)) return "vllm";
         return "none";
     };
-    const std::vector<std::string> pieces{
-        "vllm", ".", "/", "x", "_", "-", " ", "\xc3\xa9", "\n", "VLLM::", "sglang", "sglang::", "server_args={",
-        "trtllm-serve", "tensorrt_llm/", "llmapi/", "serve/", "_torch/", "commands/", "kernels/", "[TensorRT-LLM]",
-        "(EngineCore pid=", "Initializing a V1 LLM engine", "2"};
+    const std::vector<std::string> pieces{"vllm",
+                                          ".",
+                                          "/",
+                                          "x",
+                                          "_",
+                                          "-",
+                                          " ",
+                                          "\xc3\xa9",
+                                          "\n",
+                                          "VLLM::",
+                                          "sglang",
+                                          "sglang::",
+                                          "server_args={",
+                                          "trtllm-serve",
+                                          "tensorrt_llm/",
+                                          "llmapi/",
+                                          "serve/",
+                                          "_torch/",
+                                          "commands/",
+                                          "kernels/",
+                                          "[TensorRT-LLM]",
+                                          "(EngineCore pid=",
+                                          "Initializing a V1 LLM engine",
+                                          "2"};
     std::mt19937 rng(3);
     for (int round = 0; round < 20000; ++round) {
         std::string t;

@@ -43,16 +43,31 @@ using FuzzOne = int (*)(const std::uint8_t*, std::size_t);
 
 const std::map<std::string, FuzzOne>& fuzz_targets() {
     namespace f = inferlint::fuzz;
-    static const std::map<std::string, FuzzOne> all = {
-        {"benchresult", f::one_benchresult}, {"bootlog_sglang", f::one_bootlog_sglang},
-        {"bootlog_trtllm", f::one_bootlog_trtllm}, {"bootlog_vllm", f::one_bootlog_vllm},
-        {"failures", f::one_failures}, {"http", f::one_http}, {"load_aiperf", f::one_load_aiperf},
-        {"load_genai_perf", f::one_load_genai_perf}, {"load_guidellm", f::one_load_guidellm},
-        {"load_inference_perf", f::one_load_inference_perf}, {"load_inferlint", f::one_load_inferlint},
-        {"load_llmperf", f::one_load_llmperf}, {"load_vllm", f::one_load_vllm}, {"loadlog", f::one_loadlog}, {"log_stamps", f::one_log_stamps},
-        {"model_config", f::one_model_config}, {"nvidia_smi", f::one_nvidia_smi}, {"procfs", f::one_procfs},
-        {"prom", f::one_prom}, {"prom_api", f::one_prom_api}, {"pyliteral", f::one_pyliteral}, {"series_file", f::one_series_file},
-        {"series_line", f::one_series_line}, {"snapshot", f::one_snapshot}, {"url", f::one_url}};
+    static const std::map<std::string, FuzzOne> all = {{"benchresult", f::one_benchresult},
+                                                       {"bootlog_sglang", f::one_bootlog_sglang},
+                                                       {"bootlog_trtllm", f::one_bootlog_trtllm},
+                                                       {"bootlog_vllm", f::one_bootlog_vllm},
+                                                       {"failures", f::one_failures},
+                                                       {"http", f::one_http},
+                                                       {"load_aiperf", f::one_load_aiperf},
+                                                       {"load_genai_perf", f::one_load_genai_perf},
+                                                       {"load_guidellm", f::one_load_guidellm},
+                                                       {"load_inference_perf", f::one_load_inference_perf},
+                                                       {"load_inferlint", f::one_load_inferlint},
+                                                       {"load_llmperf", f::one_load_llmperf},
+                                                       {"load_vllm", f::one_load_vllm},
+                                                       {"loadlog", f::one_loadlog},
+                                                       {"log_stamps", f::one_log_stamps},
+                                                       {"model_config", f::one_model_config},
+                                                       {"nvidia_smi", f::one_nvidia_smi},
+                                                       {"procfs", f::one_procfs},
+                                                       {"prom", f::one_prom},
+                                                       {"prom_api", f::one_prom_api},
+                                                       {"pyliteral", f::one_pyliteral},
+                                                       {"series_file", f::one_series_file},
+                                                       {"series_line", f::one_series_line},
+                                                       {"snapshot", f::one_snapshot},
+                                                       {"url", f::one_url}};
     return all;
 }
 
@@ -91,8 +106,15 @@ TEST_CASE("every fuzz target has a file, and its seeds and regressions replay cl
 }
 
 TEST_CASE("the fuzz entry points take empty and odd bytes", "[fuzz]") {
-    const std::vector<std::string> odd = {"", std::string(1, '\0'), "\xff\xfe", "{", "[", "# HELP", "\n\n\n",
-                                          std::string(70000, '{'), "{\"schema\": \"inferlint.series/1\"}\n{\"t\":"};
+    const std::vector<std::string> odd = {"",
+                                          std::string(1, '\0'),
+                                          "\xff\xfe",
+                                          "{",
+                                          "[",
+                                          "# HELP",
+                                          "\n\n\n",
+                                          std::string(70000, '{'),
+                                          "{\"schema\": \"inferlint.series/1\"}\n{\"t\":"};
     for (const auto& [name, one] : fuzz_targets())
         for (const auto& s : odd) {
             INFO(name << " on " << s.size() << " bytes");

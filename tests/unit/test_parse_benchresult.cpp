@@ -64,12 +64,13 @@ TEST_CASE("bench result: vllm bench serve --save-result, with failed requests", 
 
 TEST_CASE("bench result: every recorded result file reads, 32 requests of 1,000 tokens", "[benchresult][shared]") {
     REQUIRE_REFERENCE(root);
-    for (const char* f : {"vllm-0.28/xray/bench.json", "vllm-0.29/live/bench.json", "vllm-0.30/live/bench.json",
-                          "vllm-0.30/qwen3-8b-start1/bench.json", "vllm-0.30/qwen3-8b-start2/bench.json",
-                          "sglang-0.5/capped/bench.json", "sglang-0.5/live/bench.json", "sglang-0.5/qwen3-8b/bench.json",
-                          "sglang-0.5/retraction/bench.json", "sglang-0.5/qwen3-8b-own-client/bench.jsonl",
-                          "trtllm-1.3/no-iter-stats/bench.json", "trtllm-1.3/pauses/bench.json",
-                          "trtllm-1.3/qwen3-8b/bench.json", "trtllm-1.3/qwen3-8b-own-client/bench.json"}) {
+    for (const char* f :
+         {"vllm-0.28/xray/bench.json", "vllm-0.29/live/bench.json", "vllm-0.30/live/bench.json",
+          "vllm-0.30/qwen3-8b-start1/bench.json", "vllm-0.30/qwen3-8b-start2/bench.json",
+          "sglang-0.5/capped/bench.json", "sglang-0.5/live/bench.json", "sglang-0.5/qwen3-8b/bench.json",
+          "sglang-0.5/retraction/bench.json", "sglang-0.5/qwen3-8b-own-client/bench.jsonl",
+          "trtllm-1.3/no-iter-stats/bench.json", "trtllm-1.3/pauses/bench.json", "trtllm-1.3/qwen3-8b/bench.json",
+          "trtllm-1.3/qwen3-8b-own-client/bench.json"}) {
         INFO(f);
         auto b = load_bench_result(root / f);
         CHECK(b.completed == 32);
@@ -102,10 +103,11 @@ TEST_CASE("bench result: TensorRT-LLM's client writes vLLM's format without fail
 }
 
 TEST_CASE("bench result: JSON lines, the last run wins; blank lines are ignored", "[benchresult]") {
-    auto b = parse_bench_result("{\"completed\": 8, \"total_output_tokens\": 800}\n"
-                                "\n"
-                                "{\"completed\": 32, \"total_output_tokens\": 32000, \"failed\": null}\n\n",
-                                "runs.jsonl");
+    auto b = parse_bench_result(
+        "{\"completed\": 8, \"total_output_tokens\": 800}\n"
+        "\n"
+        "{\"completed\": 32, \"total_output_tokens\": 32000, \"failed\": null}\n\n",
+        "runs.jsonl");
     CHECK(b.completed == 32);
     CHECK(b.output_tokens == 32000);
     CHECK_FALSE(b.failed.has_value());
@@ -138,7 +140,10 @@ TEST_CASE("bench result: bad files give one line naming the file", "[benchresult
     CHECK(error_of(fs::temp_directory_path()).find("folder") != std::string::npos);
     CHECK(error_of_text("empty.json", "").find("empty") != std::string::npos);
     CHECK(error_of_text("blank.json", "\n  \n").find("no JSON") != std::string::npos);
-    CHECK(error_of_text("binary.json", std::string("\x7f" "ELF\0\0\x01\x02", 8)).find("binary") != std::string::npos);
+    CHECK(error_of_text("binary.json", std::string("\x7f"
+                                                   "ELF\0\0\x01\x02",
+                                                   8))
+              .find("binary") != std::string::npos);
     CHECK(error_of_text("text.json", "Successful requests: 32\n").find("not valid JSON") != std::string::npos);
 
     // A pretty-printed document cut short, and a JSON line cut short (a client killed mid-write).
@@ -153,7 +158,8 @@ TEST_CASE("bench result: bad files give one line naming the file", "[benchresult
 
     // Wrong types: never read as absent or as 0.
     CHECK(error_of_text("str.json", R"({"completed": "32"})").find("\"completed\" is a string") != std::string::npos);
-    CHECK(error_of_text("bool.json", R"({"completed": true})").find("\"completed\" is true/false") != std::string::npos);
+    CHECK(error_of_text("bool.json", R"({"completed": true})").find("\"completed\" is true/false") !=
+          std::string::npos);
     CHECK(error_of_text("list2.json", R"({"total_output_tokens": [1]})").find("is a list") != std::string::npos);
     CHECK(error_of_text("dur.json", R"({"completed": 3, "duration": "12 s"})").find("\"duration\" is a string") !=
           std::string::npos);
@@ -164,8 +170,7 @@ TEST_CASE("bench result: bad files give one line naming the file", "[benchresult
 
 TEST_CASE("bench result: another of inferlint's files is refused by name", "[benchresult][badinput][shared]") {
     REQUIRE_REFERENCE(root);
-    CHECK(error_of(root / "vllm-0.28/live/after.snapshot.json").find("inferlint.snapshot/1 file") !=
-          std::string::npos);
+    CHECK(error_of(root / "vllm-0.28/live/after.snapshot.json").find("inferlint.snapshot/1 file") != std::string::npos);
     CHECK(error_of(root / "vllm-0.28/live/run.series.jsonl").find("inferlint.series/1 file") != std::string::npos);
     CHECK(error_of(root / "vllm-0.28/live/raw_metrics.prom").find("not valid JSON") != std::string::npos);
 }

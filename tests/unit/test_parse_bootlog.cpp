@@ -92,8 +92,9 @@ TEST_CASE("bootlog: a changed format is reported, not defaulted", "[bootlog][sha
     REQUIRE_REFERENCE(root);
     std::string text = util::read_file(root / "vllm-0.28/boot_eager.log");
     BootFacts f = parse_boot_log(
-        bootlog_replaced(text, "GPU KV cache size: 31,554 tokens, Maximum concurrency for 16,384 tokens per request: 1.93x",
-                 "GPU KV cache size: 31.5k tokens (1.93x concurrency)"),
+        bootlog_replaced(text,
+                         "GPU KV cache size: 31,554 tokens, Maximum concurrency for 16,384 tokens per request: 1.93x",
+                         "GPU KV cache size: 31.5k tokens (1.93x concurrency)"),
         nullptr);
     CHECK_FALSE(f.kv_pool_tokens);
     REQUIRE(unparsed_fields(f) == std::vector<std::string>{"kv_pool"});
@@ -134,9 +135,9 @@ TEST_CASE("bootlog: two boots in one file are a visible conflict", "[bootlog][sh
 
 TEST_CASE("bootlog: every vLLM 0.28 fixture parses cleanly", "[bootlog][shared]") {
     REQUIRE_REFERENCE(root);
-    for (const char* name : {"boot_eager.log", "boot_cudagraphs.log", "boot_spec_backend_override.log",
-                             "boot_fail_accelerator.log", "boot_fp8_triton.log", "boot_pool_level_hi.log",
-                             "boot_pool_level_lo.log", "run_preempted_silently.log"}) {
+    for (const char* name :
+         {"boot_eager.log", "boot_cudagraphs.log", "boot_spec_backend_override.log", "boot_fail_accelerator.log",
+          "boot_fp8_triton.log", "boot_pool_level_hi.log", "boot_pool_level_lo.log", "run_preempted_silently.log"}) {
         INFO(name);
         BootFacts f = parse::parse_boot_log_file(root / "vllm-0.28" / name, nullptr);
         CHECK(f.vllm_version == "0.28.0");
@@ -218,8 +219,10 @@ TEST_CASE("bootlog: TensorRT-LLM facts, settings and pauses", "[bootlog][trtllm]
 
 TEST_CASE("bootlog: prefixes and colour codes read as bare lines", "[bootlog]") {
     std::string text =
-        "\x1b[1;36m(EngineCore pid=3475)\x1b[0;0m INFO 09-05 23:33:11 [core.py:1] Setting attention block size to 528 tokens\n"
-        "(APIServer pid=12) INFO 09-05 23:33:11.123 [api.py:2] GPU KV cache size: 1,234 tokens, Maximum concurrency for "
+        "\x1b[1;36m(EngineCore pid=3475)\x1b[0;0m INFO 09-05 23:33:11 [core.py:1] Setting attention block size to 528 "
+        "tokens\n"
+        "(APIServer pid=12) INFO 09-05 23:33:11.123 [api.py:2] GPU KV cache size: 1,234 tokens, Maximum concurrency "
+        "for "
         "2,048 tokens per request: 0.60x\r\n"
         "INFO:     Application startup complete.\n";
     BootFacts f = parse_boot_log(text, nullptr);
@@ -270,7 +273,12 @@ TEST_CASE("bootlog: bad input gives a result or a clear error, never a crash", "
     CHECK_THROWS_AS(parse::parse_boot_log_file(dir, nullptr), InputError);
     { std::ofstream(dir / "empty.log"); }
     CHECK_THROWS_AS(parse::parse_boot_log_file(dir / "empty.log", nullptr), InputError);
-    { std::ofstream(dir / "junk.log", std::ios::binary) << std::string("\x7f" "ELF\0\0\1\2", 8); }
+    {
+        std::ofstream(dir / "junk.log", std::ios::binary) << std::string(
+            "\x7f"
+            "ELF\0\0\1\2",
+            8);
+    }
     CHECK_THROWS_AS(parse::parse_boot_log_file(dir / "junk.log", nullptr), InputError);
     std::filesystem::remove_all(dir);
 

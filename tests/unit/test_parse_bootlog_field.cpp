@@ -23,10 +23,12 @@ std::optional<fs::path> field_dir() {
     return std::nullopt;
 }
 
-#define REQUIRE_FIELD(var)                                                                              \
-    auto var##_opt = field_dir();                                                                        \
-    if (!var##_opt) FAIL("needs ../shared/field, which is absent: ctest skips the [shared] test cases "  \
-                         "there; by hand, leave them out with ~[shared]");                               \
+#define REQUIRE_FIELD(var)                                                                 \
+    auto var##_opt = field_dir();                                                          \
+    if (!var##_opt)                                                                        \
+        FAIL(                                                                              \
+            "needs ../shared/field, which is absent: ctest skips the [shared] test cases " \
+            "there; by hand, leave them out with ~[shared]");                              \
     const fs::path var = *var##_opt
 
 // The facts of a log, read as the engine the log itself names (none named by the user).
@@ -72,7 +74,8 @@ TEST_CASE("field logs: SGLang's MLA pool and KV dtype on a real log", "[bootlog]
     CHECK(r.facts.unparsed.empty());
 }
 
-TEST_CASE("field logs: SGLang's pool line with its dtype, linear and draft backends (real)", "[bootlog][field][shared]") {
+TEST_CASE("field logs: SGLang's pool line with its dtype, linear and draft backends (real)",
+          "[bootlog][field][shared]") {
     REQUIRE_FIELD(field);
     auto r = read(field / "sglang-unknown-qwen38-27b-nvfp4-2x5090-mtp-hybrid-fragment.log");
     REQUIRE(r.found != nullptr);
@@ -186,7 +189,8 @@ TEST_CASE("field logs: journald and grep -n wrappers on a real log", "[bootlog][
     REQUIRE(r.found != nullptr);
     CHECK(r.found->key == "vllm");
     CHECK(r.facts.processes.at("EngineCore") == std::vector<long long>{959645});
-    auto scan = inferlint::parse::scan_boot_log_file(field / "vllm-0.27.1-gb10-grep-n-journald-free-memory-fail.log", nullptr);
+    auto scan =
+        inferlint::parse::scan_boot_log_file(field / "vllm-0.27.1-gb10-grep-n-journald-free-memory-fail.log", nullptr);
     REQUIRE(scan->failure);
     CHECK(scan->failure->detail.find("Free memory on device cuda:0 (65.74/119.63 GiB)") != std::string::npos);
 }

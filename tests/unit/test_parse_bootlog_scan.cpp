@@ -97,17 +97,24 @@ TEST_CASE("bootlog patterns: a walked pattern matches what std::regex matches", 
         texts.push_back(r.literal + "12.5 GiB, 3 tokens");
         const std::size_t real = texts.size();
         for (std::size_t k = 0; k < real; ++k) {
-            texts.push_back(std::string(5000, 'x') + texts[k]);       // past the window
+            texts.push_back(std::string(5000, 'x') + texts[k]);  // past the window
             texts.push_back(texts[k] + std::string(5000, ' '));
             for (int round = 0; round < 40; ++round) {
                 std::string t = texts[k];
                 for (int e = 0, edits = 1 + static_cast<int>(rng() % 3); e < edits && !t.empty(); ++e) {
                     std::size_t pos = rng() % (t.size() + 1);
                     switch (rng() % 4) {
-                        case 0: t.erase(pos, 1 + rng() % 3); break;
-                        case 1: t.insert(pos, 1, bytes[rng() % bytes.size()]); break;
-                        case 2: if (pos < t.size()) t[pos] = bytes[rng() % bytes.size()]; break;
-                        default: t.resize(pos);
+                        case 0:
+                            t.erase(pos, 1 + rng() % 3);
+                            break;
+                        case 1:
+                            t.insert(pos, 1, bytes[rng() % bytes.size()]);
+                            break;
+                        case 2:
+                            if (pos < t.size()) t[pos] = bytes[rng() % bytes.size()];
+                            break;
+                        default:
+                            t.resize(pos);
                     }
                 }
                 if (rng() % 4 == 0) t.insert(rng() % (t.size() + 1), r.literal);  // a second start
@@ -121,15 +128,15 @@ TEST_CASE("bootlog patterns: a walked pattern matches what std::regex matches", 
 
 TEST_CASE("bootlog patterns: only a pattern whose runs end where their class does is walked", "[bootlog][scan]") {
     CHECK(Regex(R"(took ([\d.]+) GiB)").steps);
-    CHECK(Regex(R"(version: (\S+))").steps);       // a run at the end: its longest reading
-    CHECK(Regex(R"(backend\.\s*$)").steps);        // a run before the end
-    CHECK_FALSE(Regex(R"(dtype: \S+, #tokens)").steps);   // ',' is in \S: backtracking can matter
-    CHECK_FALSE(Regex(R"((\w+) is not)").steps);          // no fixed start
+    CHECK(Regex(R"(version: (\S+))").steps);             // a run at the end: its longest reading
+    CHECK(Regex(R"(backend\.\s*$)").steps);              // a run before the end
+    CHECK_FALSE(Regex(R"(dtype: \S+, #tokens)").steps);  // ',' is in \S: backtracking can matter
+    CHECK_FALSE(Regex(R"((\w+) is not)").steps);         // no fixed start
     CHECK_FALSE(Regex(R"(elapsed=([\d.]+) s,.* mem)").steps);
-    CHECK_FALSE(Regex(R"(by the ([^(]+?) \()").steps);    // lazy
+    CHECK_FALSE(Regex(R"(by the ([^(]+?) \()").steps);  // lazy
     CHECK_FALSE(Regex(R"rx(set to "([^"]+)"\.( Using)?)rx").steps);
     CHECK_FALSE(Regex(R"(size=(-?\d+),)").steps);
-    CHECK_FALSE(Regex(R"(a[0-9]+b)").steps);              // a range
+    CHECK_FALSE(Regex(R"(a[0-9]+b)").steps);  // a range
     CHECK_FALSE(Regex(R"rx(^File "([^"]+)")rx").steps);
     CHECK(Regex(R"(^File)").literal.empty());
     CHECK(Regex(R"(\bCUDA error: (.+))").literal == "CUDA error: ");
@@ -165,9 +172,9 @@ TEST_CASE("bootlog walk: the process of each prefixed line, read once per run of
     const std::string text =
         "(APIServer pid=1) INFO 01-01 00:00:00 [a.py:1] a\n"
         "(APIServer pid=1) INFO 01-01 00:00:00 [a.py:1] b\n"
-        "(APIServer pid=12) INFO:     c\n"       // the head of the line before, and more
-        "(APIServer pid=1)x\n"                   // the first head again, after another
-        "(APIServer  pid=1) INFO d\n"            // the same process, written apart
+        "(APIServer pid=12) INFO:     c\n"  // the head of the line before, and more
+        "(APIServer pid=1)x\n"              // the first head again, after another
+        "(APIServer  pid=1) INFO d\n"       // the same process, written apart
         "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [c.py:3] ValueError: boom\n"
         "(APIServer pid=1) Setting attention block size to 16 tokens\n";
     parse::BootFacts f = parse::parse_boot_log(text, nullptr);
@@ -180,8 +187,7 @@ TEST_CASE("bootlog walk: the process of each prefixed line, read once per run of
     CHECK(fail->lineno == 6);
 }
 
-TEST_CASE("bootlog walk: what is looked for in the raw line stays there, colour codes and all",
-          "[bootlog][scan]") {
+TEST_CASE("bootlog walk: what is looked for in the raw line stays there, colour codes and all", "[bootlog][scan]") {
     // The stop marker cut by a colour code is not the marker (the raw line is searched), so
     // the error after it still counts; written plainly, it ends the walk.
     const std::string cut = "INFO [shut\x1b[0mdown] stopping\nValueError: late\n";
@@ -210,8 +216,8 @@ TEST_CASE("bootlog walk: a traceback the server ignores is blanked, lines before
 }
 
 TEST_CASE("split_lines: a break at every place of the blocks tested at once", "[bootlog][scan]") {
-    for (std::string_view brk : {"\n", "\r\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\xc2\x85", "\xe2\x80\xa8",
-                                 "\xe2\x80\xa9"}) {
+    for (std::string_view brk :
+         {"\n", "\r\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"}) {
         for (std::size_t len = 0; len <= 40; ++len) {
             // Plain bytes, bytes that start a break elsewhere, and a tab (below 0x1f, no break).
             std::string line(len, 'a');

@@ -67,8 +67,11 @@ void same_as_whole(const std::filesystem::path& p) {
 
 TEST_CASE("split_lines: every cut point gives the lines of the whole text", "[bootlog][stream]") {
     // Every break Python's splitlines knows, some of them more than one byte long.
-    const std::string text = "a\r\nbb\rc\nd\x0b" "e\x0c" "f\x1cg\x1dh\x1ei\xc2\x85j\xe2\x80\xa8k\xe2\x80\xa9l\r\r\n"
-                             "\xe2\x80\x99quote\xc2\xa0nbsp\r\n\nlast";
+    const std::string text =
+        "a\r\nbb\rc\nd\x0b"
+        "e\x0c"
+        "f\x1cg\x1dh\x1ei\xc2\x85j\xe2\x80\xa8k\xe2\x80\xa9l\r\r\n"
+        "\xe2\x80\x99quote\xc2\xa0nbsp\r\n\nlast";
     const Lines whole = whole_lines(text);
     REQUIRE(whole.size() == 16);
     CHECK(whole[0].first == "a");
@@ -114,9 +117,9 @@ TEST_CASE("scan_boot_log_file says what the whole text says", "[bootlog][stream]
 
 TEST_CASE("scan_boot_log_file says what the whole text says on recorded logs", "[bootlog][stream][shared]") {
     REQUIRE_REFERENCE(root);
-    for (const char* log : {"vllm-0.28/boot_spec_backend_override.log", "vllm-0.30/boot_fail_ptx_version.log",
-                            "sglang-0.5/live/boot.log", "sglang-0.5/boot_fail_mamba_state.log",
-                            "trtllm-1.3/pauses/boot.log"}) {
+    for (const char* log :
+         {"vllm-0.28/boot_spec_backend_override.log", "vllm-0.30/boot_fail_ptx_version.log", "sglang-0.5/live/boot.log",
+          "sglang-0.5/boot_fail_mamba_state.log", "trtllm-1.3/pauses/boot.log"}) {
         INFO(log);
         if (!std::filesystem::exists(root / log)) FAIL("missing reference log " << log);
         same_as_whole(root / log);
@@ -128,7 +131,8 @@ TEST_CASE("scan_boot_log_file: a log longer than its buffer, cut inside a line a
     std::string one = util::read_file(testsupport::own_fixtures() / "vllm-sim/preempted/boot.log");
     // Filler lines up to just before the 1 MiB buffer edge, then a \r\n across the edge.
     std::string text = one;
-    while (text.size() < (std::size_t{1} << 20) - 200) text += "INFO:     127.0.0.1:5 - \"GET /metrics HTTP/1.1\" 200 OK\n";
+    while (text.size() < (std::size_t{1} << 20) - 200)
+        text += "INFO:     127.0.0.1:5 - \"GET /metrics HTTP/1.1\" 200 OK\n";
     text += std::string((std::size_t{1} << 20) - 1 - text.size(), 'x');
     text += "\r\n";  // the \r is the buffer's last byte
     // A 2.5 MiB line (longer than the buffer), then the whole log again: a second start.
@@ -182,7 +186,12 @@ TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[boo
     CHECK(message(dir) == dir.string() + ": is a folder, not a file");
     { std::ofstream(dir / "empty.log"); }
     CHECK(message(dir / "empty.log") == (dir / "empty.log").string() + ": empty file");
-    { std::ofstream(dir / "junk.log", std::ios::binary) << std::string("\x7f" "ELF\0\0\1\2", 8); }
+    {
+        std::ofstream(dir / "junk.log", std::ios::binary) << std::string(
+            "\x7f"
+            "ELF\0\0\1\2",
+            8);
+    }
     CHECK(message(dir / "junk.log") == (dir / "junk.log").string() + ": not a text log (binary data)");
     // Cut off mid-line: the last line still counts.
     auto cut_log = stream_test_file("cut.log", "Available KV cache memory: 2.5");
@@ -203,7 +212,8 @@ TEST_CASE("files of another kind given as a boot log: one line naming the file, 
         {"cut.json", R"({"schema": "inferlint.snapshot/1", "metrics": [1, 2)"},
         {"other.json", "{\"name\": \"not a log\"}\n"},
         {"lines.jsonl", "{\"t\": 1}\n{\"t\": 2}\n"},
-        {"metrics.prom", "# HELP vllm:num_requests_running Number of requests.\n# TYPE vllm:num_requests_running gauge\n"},
+        {"metrics.prom",
+         "# HELP vllm:num_requests_running Number of requests.\n# TYPE vllm:num_requests_running gauge\n"},
         {"one-line.txt", std::string(300000, 'x')},
     };
     const std::vector<std::string> why = {"a JSON file, not a boot log", "a JSON file, not a boot log",

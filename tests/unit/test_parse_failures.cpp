@@ -10,7 +10,8 @@ using parse::FailurePhase;
 
 namespace {
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+    for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+        s.replace(at, from.size(), to);
     return s;
 }
 }  // namespace
@@ -35,7 +36,8 @@ TEST_CASE("failures: a crash on the first request is the serving phase", "[failu
 TEST_CASE("failures: healthy runs stopped from outside are clean because of the shutdown cut-off",
           "[failures][shared]") {
     REQUIRE_REFERENCE(root);
-    for (const char* name : {"boot_eager.log", "boot_cudagraphs.log", "boot_fp8_triton.log", "run_preempted_silently.log"}) {
+    for (const char* name :
+         {"boot_eager.log", "boot_cudagraphs.log", "boot_fp8_triton.log", "run_preempted_silently.log"}) {
         INFO(name);
         std::string text = util::read_file(root / "vllm-0.28" / name);
         CHECK_FALSE(classify_failure(text));

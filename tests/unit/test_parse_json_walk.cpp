@@ -15,9 +15,7 @@ namespace {
 
 // levels arrays, the innermost holding {"k": 1}: one level too deep for a series line's
 // 1,024 to still be parsed here, by nlohmann, with no limit of its own.
-std::string walk_deep_text(int levels) {
-    return std::string(levels, '[') + R"({"k":1})" + std::string(levels, ']');
-}
+std::string walk_deep_text(int levels) { return std::string(levels, '[') + R"({"k":1})" + std::string(levels, ']'); }
 
 }  // namespace
 
@@ -46,8 +44,8 @@ TEST_CASE("json_walk: the report's reader keeps a header nested as deep as a lin
     fs::create_directories(dir);
     auto path = dir / "deep-header.series.jsonl";
     const std::string deep = std::string(1023, '[') + std::string(1023, ']');  // 1,024 levels with the line
-    util::write_file(path, R"({"schema": "inferlint.series/1", "x": )" + deep + "}\n" +
-                               R"({"t_wall": 1.5, "running": 2})" + "\n");
+    util::write_file(
+        path, R"({"schema": "inferlint.series/1", "x": )" + deep + "}\n" + R"({"t_wall": 1.5, "running": 2})" + "\n");
     ChartSeries got = read_series_for_charts(path, 10, 4);
     CHECK(got.series.samples.size() == 1);
     CHECK(json_walk::text(got.series.header["x"]) == deep);

@@ -96,7 +96,10 @@ TEST_CASE("load result: GuideLLM v2 told by content, whatever the file is called
 TEST_CASE("load result: bad input is one line naming the file", "[loadresult][badinput]") {
     const std::string harness = util::read_file(lr_fixture("harness-chunks.load.json"));
     CHECK_THAT(lr_error_of(harness.substr(0, harness.size() / 2)), Catch::Contains("JSON cut short"));
-    CHECK_THAT(lr_error_of(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)), Catch::Contains("binary"));
+    CHECK_THAT(lr_error_of(std::string("\x7f"
+                                       "ELF\x02\x01\x01\0\0\0",
+                                       10)),
+               Catch::Contains("binary"));
     CHECK_THAT(lr_error_of("Metric,Value\nRequest Count,64\n"), Catch::Contains("CSV"));
     CHECK_THAT(lr_error_of("model: m\nport: 8000\n"), Catch::Contains("YAML"));
     CHECK_THAT(lr_error_of("benchmarks:\n- type_: generative_benchmark\n"), Catch::Contains("without metrics"));
@@ -214,11 +217,12 @@ TEST_CASE("load result: genai-perf's summary and perf_analyzer's requests", "[lo
     CHECK(pa.requests[0].stream_chunks == 3);
     CHECK(pa.requests[0].first_token_s == Approx(1.02));
     CHECK(pa.requests[1].end_s == Approx(1.14));
-    CHECK(pa.completed == 2);               // counted from the records, and said so
+    CHECK(pa.completed == 2);                   // counted from the records, and said so
     CHECK_FALSE(pa.output_tokens.has_value());  // it states no tokens: never 0
     CHECK(pa.stream_chunks == 5);
-    LoadResult g = parse_load_result(util::read_file(testsupport::source_dir() / "tests/fuzz/seeds/load_genai_perf/summary.json"),
-                                     "profile_export_genai_perf.json");
+    LoadResult g =
+        parse_load_result(util::read_file(testsupport::source_dir() / "tests/fuzz/seeds/load_genai_perf/summary.json"),
+                          "profile_export_genai_perf.json");
     CHECK(g.tool == "genai-perf");
     CHECK(g.completed == 4);
     CHECK(g.ttft_ms.p99 == 3.0);

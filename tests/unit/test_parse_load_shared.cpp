@@ -23,11 +23,12 @@ fs::path loadtools_dir() {
     return testsupport::source_dir().parent_path() / "shared" / "loadtools";
 }
 
-#define REQUIRE_LOADTOOLS(var)                                                                            \
-    const fs::path var = loadtools_dir();                                                                 \
-    if (!fs::is_directory(var))                                                                           \
-    FAIL("needs " << var.string() << ", which is absent: ctest skips the [shared] test cases there; by " \
-                                     "hand, leave them out with ~[shared]")
+#define REQUIRE_LOADTOOLS(var)                                                           \
+    const fs::path var = loadtools_dir();                                                \
+    if (!fs::is_directory(var))                                                          \
+    FAIL("needs " << var.string()                                                        \
+                  << ", which is absent: ctest skips the [shared] test cases there; by " \
+                     "hand, leave them out with ~[shared]")
 
 bool lt_close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
 
@@ -136,8 +137,8 @@ TEST_CASE("load tools: every real file reads the figures its FACTS.json states",
                 if (!table) continue;
                 const auto& r = row.r;
                 std::cout << fs::relative(c.path(), root).string() << "/" << row.file << " | " << row.tool << " | "
-                          << lt_opt(r.completed) << " | " << lt_opt(r.failed) << " | " << lt_opt(r.output_tokens) << " | "
-                          << (r.ttft_ms.p99 ? std::to_string(*r.ttft_ms.p99) : "-") << "\n";
+                          << lt_opt(r.completed) << " | " << lt_opt(r.failed) << " | " << lt_opt(r.output_tokens)
+                          << " | " << (r.ttft_ms.p99 ? std::to_string(*r.ttft_ms.p99) : "-") << "\n";
             }
         }
     }
@@ -183,7 +184,8 @@ TEST_CASE("load tools: AIPerf's records, the client and the server's token count
 
 TEST_CASE("load tools: GuideLLM's two layouts, rates and stream iterations", "[loadresult][shared]") {
     REQUIRE_LOADTOOLS(root);
-    LoadResult v2 = load_load_result(root / "guidellm" / "llm-d-benchmark-fixture-report-v2" / "guidellm_report_v2.json");
+    LoadResult v2 =
+        load_load_result(root / "guidellm" / "llm-d-benchmark-fixture-report-v2" / "guidellm_report_v2.json");
     CHECK(v2.tool == "guidellm");
     CHECK(v2.tool_version == "0.8.0.dev18");
     REQUIRE(v2.stages.size() == 2);
@@ -193,7 +195,8 @@ TEST_CASE("load tools: GuideLLM's two layouts, rates and stream iterations", "[l
     CHECK(v2.stages[1].request_rate == 4.0);
     CHECK(v2.stages[0].stream_chunks == 22);
     CHECK(v2.output_counting == TokenCounting::server_usage);
-    LoadResult v03 = load_load_result(root / "guidellm" / "guidellm-unit-assets-benchmarks-stripped" / "benchmarks_stripped.json");
+    LoadResult v03 =
+        load_load_result(root / "guidellm" / "guidellm-unit-assets-benchmarks-stripped" / "benchmarks_stripped.json");
     CHECK(v03.requests.size() == 1);
     CHECK(v03.requests[0].output_tokens == 128);
     REQUIRE(v03.e2e_ms.mean.has_value());

@@ -21,10 +21,22 @@ TEST_CASE("nvidia-smi: one GPU parses into every field", "[nvidia-smi]") {
 TEST_CASE("nvidia-smi: compute capability names the family", "[nvidia-smi]") {
     using O = std::optional<std::string>;
     const std::vector<std::pair<O, O>> cases = {
-        {"6.1", "Pascal"},   {"7.0", "Volta"},          {"7.2", "Volta"},   {"7.5", "Turing"},
-        {"8.0", "Ampere"},   {"8.6", "Ampere"},         {"8.9", "Ada Lovelace"}, {"9.0", "Hopper"},
-        {"10.0", "Blackwell"}, {"12.0", "Blackwell"},   {"5.2", std::nullopt},   {"", std::nullopt},
-        {std::nullopt, std::nullopt}, {"n/a", std::nullopt}, {"8.", std::nullopt}, {"7", std::nullopt},
+        {"6.1", "Pascal"},
+        {"7.0", "Volta"},
+        {"7.2", "Volta"},
+        {"7.5", "Turing"},
+        {"8.0", "Ampere"},
+        {"8.6", "Ampere"},
+        {"8.9", "Ada Lovelace"},
+        {"9.0", "Hopper"},
+        {"10.0", "Blackwell"},
+        {"12.0", "Blackwell"},
+        {"5.2", std::nullopt},
+        {"", std::nullopt},
+        {std::nullopt, std::nullopt},
+        {"n/a", std::nullopt},
+        {"8.", std::nullopt},
+        {"7", std::nullopt},
     };
     for (const auto& [cap, expected] : cases) {
         INFO("cap " << cap.value_or("<none>"));
@@ -62,7 +74,8 @@ TEST_CASE("nvidia-smi: a comma in the name stays in the name", "[nvidia-smi]") {
 }
 
 TEST_CASE("nvidia-smi: an old driver's answer without compute_cap", "[nvidia-smi]") {
-    auto gpus = nvidia_smi::parse_gpus("0, NVIDIA GeForce RTX 4090, 24564, 0, 24138, 470.82\n", nvidia_smi::WithCap::no);
+    auto gpus =
+        nvidia_smi::parse_gpus("0, NVIDIA GeForce RTX 4090, 24564, 0, 24138, 470.82\n", nvidia_smi::WithCap::no);
     REQUIRE(gpus.size() == 1);
     CHECK(gpus[0].driver == "470.82");
     CHECK_FALSE(gpus[0].compute_cap);

@@ -20,12 +20,11 @@ namespace {
 
 using testsupport::TempDir;
 
-void procfs_write(const fs::path& p, const std::string& bytes) {
-    std::ofstream(p, std::ios::binary) << bytes;
-}
+void procfs_write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
 // One process as the kernel shows it: cmdline NUL-separated, stat "pid (comm) S ppid ...".
-void procfs_add_proc(const fs::path& root, int pid, int ppid, const std::vector<std::string>& argv, const std::string& comm) {
+void procfs_add_proc(const fs::path& root, int pid, int ppid, const std::vector<std::string>& argv,
+                     const std::string& comm) {
     auto d = root / std::to_string(pid);
     fs::create_directories(d);
     std::string cmdline;
@@ -38,8 +37,9 @@ void procfs_add_proc(const fs::path& root, int pid, int ppid, const std::vector<
 }  // namespace
 
 TEST_CASE("procfs: stat keeps a name with spaces and parentheses whole", "[procfs]") {
-    auto st = procfs::parse_stat("4242 (a (weird) name) ) S 17 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 "
-                                 "987654 1000 10 18446744073709551615\n");
+    auto st = procfs::parse_stat(
+        "4242 (a (weird) name) ) S 17 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 "
+        "987654 1000 10 18446744073709551615\n");
     REQUIRE(st);
     CHECK(st->pid == 4242);
     CHECK(st->comm == "a (weird) name) ");

@@ -45,7 +45,8 @@ TEST_CASE("prom_api: an instant vector gives its series, labels and values", "[p
 
 TEST_CASE("prom_api: the exposition made from the series reads back, job and instance dropped", "[prom_api]") {
     auto a = parse::parse_prom_answer(kPromApiVector, "src");
-    const std::string text = parse::exposition_text(a.series, {"job", "instance"}, {{"vllm:num_preemptions_total", "counter"}});
+    const std::string text =
+        parse::exposition_text(a.series, {"job", "instance"}, {{"vllm:num_preemptions_total", "counter"}});
     CHECK_THAT(text, Contains("# TYPE vllm:num_preemptions_total counter\n"));
     CHECK_THAT(text, Contains("vllm:num_preemptions_total{model_name=\"Q\\\"x\\\\y\"} 7\n"));
     CHECK_THAT(text, Contains("vllm:gpu_cache_usage_perc NaN\n"));
@@ -69,8 +70,10 @@ TEST_CASE("prom_api: a range answer keeps every sample in time order, and its wa
 }
 
 TEST_CASE("prom_api: error answers and what is not an answer are one line naming the source", "[prom_api]") {
-    auto bad = prom_api_error_of(R"({"status":"error","errorType":"bad_data","error":"1:2: parse error: unexpected '!'"})");
-    CHECK_THAT(bad, Contains("http://127.0.0.1:9090 (query up): Prometheus refused the query (bad_data): 1:2: parse error"));
+    auto bad =
+        prom_api_error_of(R"({"status":"error","errorType":"bad_data","error":"1:2: parse error: unexpected '!'"})");
+    CHECK_THAT(bad,
+               Contains("http://127.0.0.1:9090 (query up): Prometheus refused the query (bad_data): 1:2: parse error"));
     CHECK_THAT(prom_api_error_of("<html>login</html>"), Contains("not an answer of Prometheus's HTTP API"));
     CHECK_THAT(prom_api_error_of(""), Contains("not an answer"));
     CHECK_THAT(prom_api_error_of(R"({"status":"success","data":{"resultType":"scalar","result":[1,"1"]}})"),
@@ -122,8 +125,8 @@ TEST_CASE("prom_api: /api/v1/series label sets, /api/v1/targets and durations", 
                       Contains("P (series): the answer's data is not a list"));
     CHECK_THROWS_WITH(parse::parse_prom_label_sets(R"({"status":"success","data":[{"0bad":"x"}]})", "P", warnings),
                       Contains("label name"));
-    CHECK_THROWS_WITH(parse::parse_prom_label_sets(
-                          R"({"status":"error","errorType":"bad_data","error":"parse error"})", "P", warnings),
+    CHECK_THROWS_WITH(parse::parse_prom_label_sets(R"({"status":"error","errorType":"bad_data","error":"parse error"})",
+                                                   "P", warnings),
                       Contains("Prometheus refused the query (bad_data): parse error"));
 
     auto targets = parse::parse_prom_targets(

@@ -26,7 +26,8 @@ TEST_CASE("pyliteral: a vLLM non-default args dict", "[pyliteral]") {
 }
 
 TEST_CASE("pyliteral: strings with quotes, commas, brackets and escapes stay whole", "[pyliteral]") {
-    auto v = parse_py_literal(R"({'a': "it's, [not] {split}", 'b': 'tab\there\n', 'c': '\x41\u00e9', 'd': r'\d+', 'e': 'x' 'y'})");
+    auto v = parse_py_literal(
+        R"({'a': "it's, [not] {split}", 'b': 'tab\there\n', 'c': '\x41\u00e9', 'd': r'\d+', 'e': 'x' 'y'})");
     REQUIRE(v);
     CHECK((*v)["a"] == "it's, [not] {split}");
     CHECK((*v)["b"] == "tab\there\n");

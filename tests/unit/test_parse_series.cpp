@@ -89,8 +89,8 @@ TEST_CASE("streaming summary and in-memory summary agree", "[series][parse][shar
 TEST_CASE("a run killed mid-write keeps what it recorded", "[series][parse]") {
     std::string text = std::string(kSeriesHeader) + "\n" +
                        R"({"t_wall": 1.5, "t_mono_ns": 10, "running": 2.0, "waiting": 0.0, "kv_usage": 0.5})" + "\n" +
-                       R"({"t_wall": 2.0, "t_mono_ns": 20, "running": 3.0, "waiting": null, "kv_usage": 0.75})" +
-                       "\n" + R"({"t_wall": 2.5, "t_mono_ns": 30, "runn)";
+                       R"({"t_wall": 2.0, "t_mono_ns": 20, "running": 3.0, "waiting": null, "kv_usage": 0.75})" + "\n" +
+                       R"({"t_wall": 2.5, "t_mono_ns": 30, "runn)";
     auto p = temp_file("killed.series.jsonl", text);
     Series s = read_series(p);
     CHECK(s.samples.size() == 2);
@@ -108,7 +108,9 @@ TEST_CASE("bad input is one error naming the file", "[series][parse]") {
     CHECK_THAT(input_error(temp_file("empty.jsonl", "")), Catch::Contains("empty.jsonl: empty file"));
     CHECK_THAT(input_error(temp_file("blank.jsonl", "\n  \n")), Catch::Contains("blank.jsonl: empty file"));
     CHECK_THAT(input_error(dir), Catch::Contains("is a folder"));
-    CHECK_THAT(input_error(temp_file("junk.bin", std::string("\x7f" "ELF\0\0\x01\x02", 8))),
+    CHECK_THAT(input_error(temp_file("junk.bin", std::string("\x7f"
+                                                             "ELF\0\0\x01\x02",
+                                                             8))),
                Catch::Contains("junk.bin: binary data"));
     // a snapshot is JSON too, but not a recording
     CHECK_THAT(input_error(temp_file("snap.json", R"({"schema": "inferlint.snapshot/1", "url": "u"})")),
@@ -116,12 +118,14 @@ TEST_CASE("bad input is one error naming the file", "[series][parse]") {
     CHECK_THAT(input_error(temp_file("indented.json", "{\n \"schema\": \"inferlint.snapshot/1\"\n}\n")),
                Catch::Contains("indented.json: not a series recording"));
     CHECK_THAT(input_error(temp_file("prom.txt", "# HELP x\nx 1\n")), Catch::Contains("not a series recording"));
-    CHECK_THAT(input_error(temp_file("types.jsonl", std::string(kSeriesHeader) + "\n{\"t_wall\": 1.0, \"running\": \"ten\"}\n")),
+    CHECK_THAT(input_error(temp_file("types.jsonl",
+                                     std::string(kSeriesHeader) + "\n{\"t_wall\": 1.0, \"running\": \"ten\"}\n")),
                Catch::Contains("types.jsonl: line 2: \"running\" is not a number"));
     CHECK_THAT(input_error(temp_file("nowall.jsonl", std::string(kSeriesHeader) + "\n{\"running\": 1.0}\n")),
                Catch::Contains("nowall.jsonl: line 2:"));
-    CHECK_THAT(input_error(temp_file("list.jsonl", std::string(kSeriesHeader) + "\n{\"t_wall\": [1], \"running\": 1}\n")),
-               Catch::Contains("line 2: \"t_wall\" is not a number"));
+    CHECK_THAT(
+        input_error(temp_file("list.jsonl", std::string(kSeriesHeader) + "\n{\"t_wall\": [1], \"running\": 1}\n")),
+        Catch::Contains("line 2: \"t_wall\" is not a number"));
 }
 
 TEST_CASE("a 50 MB single line is refused without reading it whole", "[series][parse]") {
@@ -137,7 +141,8 @@ TEST_CASE("a 50 MB single line is refused without reading it whole", "[series][p
 }
 
 TEST_CASE("the fast path and nlohmann read a line the same", "[series][parse]") {
-    auto fast = parse_sample_line(R"({"t_wall": 12.5, "t_mono_ns": 7, "running": 3.0, "kv_usage": 1e-3, "waiting": null})");
+    auto fast =
+        parse_sample_line(R"({"t_wall": 12.5, "t_mono_ns": 7, "running": 3.0, "kv_usage": 1e-3, "waiting": null})");
     // An extra string field sends the line through nlohmann; the values must not change.
     auto slow = parse_sample_line(
         R"({"t_wall": 12.5, "t_mono_ns": 7, "running": 3.0, "kv_usage": 1e-3, "waiting": null, "note": "x\"y"})");
@@ -166,12 +171,12 @@ TEST_CASE("python_json_line writes what json.dumps writes", "[series][write]") {
           R"({"schema": "inferlint.series/1", "url": "http://127.0.0.1:8000", "interval_s": 0.25, "engine": "vllm"})");
     CHECK(python_json_line(series_header(nullptr, "http://h:1", 1.0)) ==
           R"({"schema": "inferlint.series/1", "url": "http://h:1", "interval_s": 1.0})");
-    Json floats = Json::array({0.0, -0.0, 1.0, 10.0, 0.1, 1e-05, 0.0001, 1e16, 1e15, 123456789012345680.0,
-                               1.5e-300, 0.9523809523809523, 1790470252.238873});
+    Json floats = Json::array({0.0, -0.0, 1.0, 10.0, 0.1, 1e-05, 0.0001, 1e16, 1e15, 123456789012345680.0, 1.5e-300,
+                               0.9523809523809523, 1790470252.238873});
     CHECK(python_json_line(floats) ==
           "[0.0, -0.0, 1.0, 10.0, 0.1, 1e-05, 0.0001, 1e+16, 1000000000000000.0, 1.2345678901234568e+17, "
           "1.5e-300, 0.9523809523809523, 1790470252.238873]");
-    Json odd = {{"n", nullptr}, {"b", true}, {"i", -3}, {"s", "a\"\\\n\t\x01é😀"}, {"nan", std::nan("")},
+    Json odd = {{"n", nullptr},       {"b", true},          {"i", -3}, {"s", "a\"\\\n\t\x01é😀"}, {"nan", std::nan("")},
                 {"e", Json::array()}, {"o", Json::object()}};
     CHECK(python_json_line(odd) ==
           R"({"n": null, "b": true, "i": -3, "s": "a\"\\\n\t\u0001\u00e9\ud83d\ude00", "nan": NaN, "e": [], "o": {}})");

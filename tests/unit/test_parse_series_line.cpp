@@ -45,14 +45,27 @@ TEST_CASE("series line: NaN and Infinity read on a plain line only", "[series][p
 }
 
 TEST_CASE("series line: what is not JSON is skipped, numbers out of range too", "[series][parse]") {
-    for (const char* bad : {R"({"t_wall": 1, "running": 01})", R"({"t_wall": 1, "running": 1.})",
-                            R"({"t_wall": 1, "running": -.5})", R"({"t_wall": 1, "x": 1abc})",
-                            R"({"t_wall": 1, "x": 1, "y": -})", R"({"t_wall": 1, "running": 1e400})",
-                            R"({"t_wall": 1, "x": [1, 2}, "running": 2})", R"({"t_wall": 1, "x": [1, tru]})",
-                            R"({"t_wall": 1, "x": "a\qb"})", R"({"t_wall": 1, "x": "\ud800"})",
-                            R"({"t_wall": 1} x)", R"({"t_wall": 1}})", R"({"t_wall": 1,})", R"({"t_wall" 1})",
-                            R"({"t_wall": 1, "running": nulx})", R"({"t_wall": 1, "running": 2 3})", "[1, 2]", "5",
-                            "null", "{\"t_wall\": 1, \"x\": \"a\tb\"}", "{\"t_wall\": 1, \"\xff\": 2}"}) {
+    for (const char* bad : {R"({"t_wall": 1, "running": 01})",
+                            R"({"t_wall": 1, "running": 1.})",
+                            R"({"t_wall": 1, "running": -.5})",
+                            R"({"t_wall": 1, "x": 1abc})",
+                            R"({"t_wall": 1, "x": 1, "y": -})",
+                            R"({"t_wall": 1, "running": 1e400})",
+                            R"({"t_wall": 1, "x": [1, 2}, "running": 2})",
+                            R"({"t_wall": 1, "x": [1, tru]})",
+                            R"({"t_wall": 1, "x": "a\qb"})",
+                            R"({"t_wall": 1, "x": "\ud800"})",
+                            R"({"t_wall": 1} x)",
+                            R"({"t_wall": 1}})",
+                            R"({"t_wall": 1,})",
+                            R"({"t_wall" 1})",
+                            R"({"t_wall": 1, "running": nulx})",
+                            R"({"t_wall": 1, "running": 2 3})",
+                            "[1, 2]",
+                            "5",
+                            "null",
+                            "{\"t_wall\": 1, \"x\": \"a\tb\"}",
+                            "{\"t_wall\": 1, \"\xff\": 2}"}) {
         INFO(bad);
         CHECK_FALSE(parse_sample_line(bad));
     }
@@ -95,10 +108,11 @@ TEST_CASE("series line: a field of the wrong type is named, t_wall first", "[ser
 }
 
 TEST_CASE("series file: a header with a string schema, a cut line and a CRLF file", "[series][parse]") {
-    std::string text = "{\"schema\": \"inferlint.series/1\", \"engine\": \"sglang\"}\r\n"
-                       "{\"t_wall\": 1.5, \"running\": 2}\r\n"
-                       "{\"t_wall\": 2.5, \"running\": 3}\r\n"
-                       "{\"t_wall\": 3.5, \"runn";
+    std::string text =
+        "{\"schema\": \"inferlint.series/1\", \"engine\": \"sglang\"}\r\n"
+        "{\"t_wall\": 1.5, \"running\": 2}\r\n"
+        "{\"t_wall\": 2.5, \"running\": 3}\r\n"
+        "{\"t_wall\": 3.5, \"runn";
     Series s = series_from_text(text, "crlf");
     CHECK(s.engine_key == "sglang");
     REQUIRE(s.samples.size() == 2);
@@ -146,20 +160,22 @@ TEST_CASE("series line: a value nested 1,024 levels is read, one level more skip
     CHECK_FALSE(parse_sample_line(R"({"t_wall": )" + deep_objects(200000) + "}"));
 }
 
-TEST_CASE("series file: a schema that is not a string is named as nlohmann writes it, however deep", "[series][parse]") {
-    const std::string odd = R"([1, 2.5, "x\"y", {"b\u00e9": [true, null, {}], "a": []}, -0.0, 1e300, 18446744073709551615])";
+TEST_CASE("series file: a schema that is not a string is named as nlohmann writes it, however deep",
+          "[series][parse]") {
+    const std::string odd =
+        R"([1, 2.5, "x\"y", {"b\u00e9": [true, null, {}], "a": []}, -0.0, 1e300, 18446744073709551615])";
     CHECK(deep_file_error("{\"schema\": " + odd + "}\n") ==
           "deep: line 1: schema " + Json::parse(odd).dump() + ", not a series recording (inferlint.series/1)");
     CHECK(deep_file_error("{\"schema\": " + deep_arrays(1024) + "}\n") ==
           "deep: line 1: schema " + deep_arrays(1024) + ", not a series recording (inferlint.series/1)");
     CHECK(deep_file_error("{\"schema\": " + deep_objects(1024) + "}\n") ==
-          "deep: line 1: schema " + deep_objects(1024, ":") +
-              ", not a series recording (inferlint.series/1)");
-    CHECK_THAT(deep_file_error("{\"schema\": " + deep_arrays(1025) + "}\n"), Catch::Contains("no inferlint.series/1 header"));
+          "deep: line 1: schema " + deep_objects(1024, ":") + ", not a series recording (inferlint.series/1)");
+    CHECK_THAT(deep_file_error("{\"schema\": " + deep_arrays(1025) + "}\n"),
+               Catch::Contains("no inferlint.series/1 header"));
     // a header nested as deep as a line may be is kept
-    Series s = series_from_text("{\"schema\": \"inferlint.series/1\", \"x\": " + deep_objects(1024) +
-                                    "}\n{\"t_wall\": 1.5, \"running\": 2}\n",
-                                "deep");
+    Series s = series_from_text(
+        "{\"schema\": \"inferlint.series/1\", \"x\": " + deep_objects(1024) + "}\n{\"t_wall\": 1.5, \"running\": 2}\n",
+        "deep");
     CHECK(s.samples.size() == 1);
     CHECK(s.header.contains("x"));
 }

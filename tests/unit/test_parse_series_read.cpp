@@ -46,8 +46,8 @@ std::string blocks_reading(const std::function<SeriesScan(const std::function<vo
             out += fmt::format("{} {} {} {} {}\n", bits(s.t_wall), s.t_mono_ns ? std::to_string(*s.t_mono_ns) : "-",
                                bits(s.running), bits(s.waiting), bits(s.kv_usage));
         });
-        out += fmt::format("samples {} skipped {} first {}\n", got.samples, got.skipped_lines,
-                           got.first_skipped_lineno);
+        out +=
+            fmt::format("samples {} skipped {} first {}\n", got.samples, got.skipped_lines, got.first_skipped_lineno);
     } catch (const InputError& e) {
         out += std::string("error ") + e.what() + "\n";
     }
@@ -111,8 +111,8 @@ TEST_CASE("series blocks: the last line without its newline", "[series][parse]")
 
 TEST_CASE("series blocks: a NUL byte ends a line; in the first 64 KiB it is binary", "[series][parse]") {
     std::string text = blocks_recording(800);
-    text += std::string("{\"t_wall\": 5.5} \0junk\n", 22);                        // read up to the NUL
-    text += std::string("{\"t_wall\": 6.5, \"a\0b\": 2}\n", 26);                  // cut inside a key: skipped
+    text += std::string("{\"t_wall\": 5.5} \0junk\n", 22);        // read up to the NUL
+    text += std::string("{\"t_wall\": 6.5, \"a\0b\": 2}\n", 26);  // cut inside a key: skipped
     text += blocks_sample(900) + "\n";
     std::string got = same_in_every_block(text);
     CHECK(last_line(got) == "samples 802 skipped 1 first 803");
@@ -134,17 +134,17 @@ TEST_CASE("series blocks: what the document stream over a block must read as the
     const std::string open = s.substr(0, s.size() - 1);  // without its closing brace
     enum Reads { sample, skipped, header };
     const std::vector<std::pair<std::string, Reads>> odd = {
-        {s + " " + s, skipped},                              // two objects on one line
+        {s + " " + s, skipped},  // two objects on one line
         {s + s, skipped},
         {open + ", \"waiting\": 3}.0, \"x\": 1}", skipped},  // the object closes early
         {s + " 5", skipped},
-        {s + " \f", sample},                                  // white space the reader trims, JSON does not
+        {s + " \f", sample},  // white space the reader trims, JSON does not
         {"\v" + s, sample},
         {s + "}", skipped},
         {"{" + s, skipped},
-        {open + ", \"x\": \"a}{\\\"\"}", sample},            // braces and an escaped quote in a string
+        {open + ", \"x\": \"a}{\\\"\"}", sample},  // braces and an escaped quote in a string
         {open + ", \"x\": \"\\\\\"}", sample},
-        {"\xEF\xBB\xBF" + s, sample},                         // a byte-order mark
+        {"\xEF\xBB\xBF" + s, sample},                                                           // a byte-order mark
         {open + ", \"x\": " + std::string(1024, '[') + std::string(1024, ']') + "}", sample},   // as deep as may be
         {open + ", \"x\": " + std::string(1025, '[') + std::string(1025, ']') + "}", skipped},  // too deep
         {open + ", \"x\": " + std::string(1100, '[') + std::string(1100, ']') + "}", skipped},
@@ -216,11 +216,11 @@ TEST_CASE("series blocks: on several threads the first error in the file is the 
     };
     const std::string bad = R"({"t_wall": "soon"})";
     text.insert(nth_line(1500), bad + "\n");
-    text.insert(nth_line(90), R"({"t_wall": 1.5, "running": "two"})" "\n");
+    text.insert(nth_line(90), R"({"t_wall": 1.5, "running": "two"})"
+                              "\n");
     const std::string expected = read_in_blocks(text);
     CHECK_THAT(expected, Catch::Contains("mem: line 90: \"running\" is not a number"));
-    for (int i = 0; i < 20; ++i)
-        CHECK(read_in_blocks(text, 4096, series_read::Lines::streamed, 2) == expected);
+    for (int i = 0; i < 20; ++i) CHECK(read_in_blocks(text, 4096, series_read::Lines::streamed, 2) == expected);
     // A line over 1 MiB, after the first block: named by its number, the lines before it read.
     std::string huge = blocks_recording(3000) + std::string((1u << 20) + 10, 'x') + "\n" + blocks_sample(1) + "\n";
     const std::string too_long = read_in_blocks(huge);
@@ -243,16 +243,15 @@ TEST_CASE("series blocks: a recording read on several threads calls on_sample in
     bool overlapped = false;
     long long last = -1;
     bool in_order = true;
-    SeriesScan scan = series_read::scan_file(
-        path,
-        [&](const SeriesSample& s) {
-            overlapped = overlapped || inside.fetch_add(1) != 0;
-            const auto ns = *s.t_mono_ns;
-            in_order = in_order && ns > last;
-            last = ns;
-            inside.fetch_sub(1);
-        },
-        {.block_bytes = 8192, .threads = 4});
+    SeriesScan scan = series_read::scan_file(path,
+                                             [&](const SeriesSample& s) {
+                                                 overlapped = overlapped || inside.fetch_add(1) != 0;
+                                                 const auto ns = *s.t_mono_ns;
+                                                 in_order = in_order && ns > last;
+                                                 last = ns;
+                                                 inside.fetch_sub(1);
+                                             },
+                                             {.block_bytes = 8192, .threads = 4});
     CHECK(scan.samples == 20000);
     CHECK(in_order);
     CHECK_FALSE(overlapped);

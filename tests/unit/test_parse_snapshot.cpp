@@ -26,8 +26,12 @@ Snapshot snap_at(const std::string& text, double t_wall, std::optional<long long
 
 std::string snap_counters(double preemptions, double created = 1000.0) {
     return "# TYPE vllm:num_preemptions_total counter\n"
-           "vllm:num_preemptions_total{engine=\"0\"} " + std::to_string(preemptions) + "\n"
-           "vllm:num_preemptions_created{engine=\"0\"} " + std::to_string(created) + "\n"
+           "vllm:num_preemptions_total{engine=\"0\"} " +
+           std::to_string(preemptions) +
+           "\n"
+           "vllm:num_preemptions_created{engine=\"0\"} " +
+           std::to_string(created) +
+           "\n"
            "vllm:request_success_total{finished_reason=\"length\"} 5\n"
            "vllm:request_success_total{finished_reason=\"stop\"} 2\n";
 }
@@ -189,8 +193,9 @@ TEST_CASE("counter_delta: a moved _created stamp is a restart even when the coun
         counter_delta(a, b, "vllm:request_success_total");
         FAIL("no ServerRestarted");
     } catch (const ServerRestarted& e) {
-        CHECK(std::string(e.what()).starts_with("server restarted between snapshots (1 *_created stamps moved, e.g. "
-                                                "vllm:num_preemptions_created: 1000.000 -> 1500.000)"));
+        CHECK(
+            std::string(e.what()).starts_with("server restarted between snapshots (1 *_created stamps moved, e.g. "
+                                              "vllm:num_preemptions_created: 1000.000 -> 1500.000)"));
         CHECK(e.evidence["created_changed"] == 1);
         CHECK(e.evidence["example"] == "vllm:num_preemptions_created");
     }
@@ -208,8 +213,9 @@ TEST_CASE("snapshot: truncated, binary or non-snapshot JSON is refused by name",
     const std::string whole = snap_at(snap_counters(1), 5.0).to_json().dump();
     CHECK(snapshot_error_of_text("cut.snapshot.json", whole.substr(0, whole.size() / 2))
               .starts_with("not valid JSON (truncated?) at byte"));
-    CHECK(snapshot_error_of_text("junk.bin", std::string("\x7f" "ELF\0\0\0", 7)) ==
-          "binary data, not a snapshot or Prometheus text");
+    CHECK(snapshot_error_of_text("junk.bin", std::string("\x7f"
+                                                         "ELF\0\0\0",
+                                                         7)) == "binary data, not a snapshot or Prometheus text");
     CHECK(snapshot_error_of_text("series.jsonl", R"({"schema": "inferlint.series/1", "url": "u"})") ==
           R"(not an inferlint.snapshot/1 document (schema="inferlint.series/1"))");
     CHECK(snapshot_error_of_text("noschema.json", R"({"url": "u", "text": ""})") ==

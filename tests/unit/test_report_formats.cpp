@@ -80,8 +80,9 @@ TEST_CASE("github: workflow commands with their escaping, and a notice with the 
     CHECK(g.find("::warning title=T9 ") != std::string::npos);
     CHECK(g.find("::error title=T10 ") != std::string::npos);
     CHECK(g.find("T14") == std::string::npos);  // a pass is no annotation
-    CHECK(g.ends_with("::notice title=inferlint report::4 checks (1 pass, 1 warn, 1 tripwire-failed, 1 unknown); 1 "
-                 "does not apply\n"));
+    CHECK(
+        g.ends_with("::notice title=inferlint report::4 checks (1 pass, 1 warn, 1 tripwire-failed, 1 unknown); 1 "
+                    "does not apply\n"));
     CHECK(render_github(formats_mixed(Strict::yes)).find("::error title=T9 ") != std::string::npos);
 }
 

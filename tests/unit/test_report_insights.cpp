@@ -79,7 +79,8 @@ TEST_CASE("insights: the pace says how many ran on average", "[report][insights]
     // TensorRT-LLM's gauges lag: counted from tokens instead, and called what it is
     auto trt = said(root / "trtllm-1.3/pauses").at("pace");
     CHECK(trt.title == "On average 24 of 32 requests were part-way through their output");
-    CHECK_THAT(trt.text, Catch::Contains("so on average 24.4 of the 32 requests the load kept open were in that stretch"));
+    CHECK_THAT(trt.text,
+               Catch::Contains("so on average 24.4 of the 32 requests the load kept open were in that stretch"));
     CHECK_THAT(trt.text, Catch::Contains("(1,006 x 0.0243 s), including any paused mid-output."));
     CHECK(ends_with(trt.text, "so the recording does not give the number running."));
 }

@@ -48,8 +48,8 @@ bool page_has(const std::string& text, const std::string& what) { return text.fi
 // Every element closed in order (void HTML elements and self-closed SVG ones aside); the
 // contents of <script> and <style> are skipped. Returns the first problem, or "".
 std::string unbalanced(const std::string& html) {
-    static const std::set<std::string> kVoid{"meta", "br", "hr", "img", "input", "link", "col", "area", "base",
-                                             "source", "wbr"};
+    static const std::set<std::string> kVoid{"meta", "br",   "hr",   "img",    "input", "link",
+                                             "col",  "area", "base", "source", "wbr"};
     std::vector<std::string> stack;
     std::size_t i = 0;
     while ((i = html.find('<', i)) != std::string::npos) {
@@ -63,8 +63,7 @@ std::string unbalanced(const std::string& html) {
         bool closing = !tag.empty() && tag[0] == '/';
         bool self = !tag.empty() && tag.back() == '/';
         std::string name;
-        for (std::size_t k = closing ? 1 : 0; k < tag.size() && (std::isalnum(static_cast<unsigned char>(tag[k])));
-             ++k)
+        for (std::size_t k = closing ? 1 : 0; k < tag.size() && (std::isalnum(static_cast<unsigned char>(tag[k]))); ++k)
             name += static_cast<char>(std::tolower(static_cast<unsigned char>(tag[k])));
         if (name.empty()) return "odd tag <" + tag.substr(0, 20) + ">";
         if (closing) {
@@ -96,11 +95,17 @@ TEST_CASE("report: the live run gets every check its files allow", "[report][sha
     Report rep = live_report(root);
     std::map<TripwireId, Status> got;
     for (const auto& r : rep.results) got[r.tripwire] = r.status;
-    CHECK(got == std::map<TripwireId, Status>{{TripwireId::T12, Status::pass}, {TripwireId::T5, Status::warn}, {TripwireId::T6, Status::pass},
-                                               {TripwireId::T17, Status::pass},
-                                               {TripwireId::T1, Status::fail},  {TripwireId::T10, Status::pass}, {TripwireId::T14, Status::pass},
-                                               {TripwireId::T9, Status::warn},  {TripwireId::T8, Status::fail},
-                                               {TripwireId::T16, Status::pass}, {TripwireId::T22, Status::pass}});
+    CHECK(got == std::map<TripwireId, Status>{{TripwireId::T12, Status::pass},
+                                              {TripwireId::T5, Status::warn},
+                                              {TripwireId::T6, Status::pass},
+                                              {TripwireId::T17, Status::pass},
+                                              {TripwireId::T1, Status::fail},
+                                              {TripwireId::T10, Status::pass},
+                                              {TripwireId::T14, Status::pass},
+                                              {TripwireId::T9, Status::warn},
+                                              {TripwireId::T8, Status::fail},
+                                              {TripwireId::T16, Status::pass},
+                                              {TripwireId::T22, Status::pass}});
     CHECK(rep.usable_blocks == 42);
     CHECK(rep.engine->id == EngineId::vllm);
     CHECK(rep.title == "Live run");
@@ -130,21 +135,22 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
     CHECK(page_has(html, "32,000 (1,000 per request)"));
     CHECK(page_has(html, "32: 32 reached their token limit, no errors"));
     CHECK(page_has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
-    CHECK(page_has(html, fmt::format("11 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
-                                "logs), T7 (needs a live server), T13 (a rule for test scripts), T15 and T18 (need "
-                                "the load tool&#x27;s result file), T19 (needs xray&#x27;s GPU recording)",
-                                tripwires().size())));
+    CHECK(
+        page_has(html, fmt::format("11 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
+                                   "logs), T7 (needs a live server), T13 (a rule for test scripts), T15 and T18 (need "
+                                   "the load tool&#x27;s result file), T19 (needs xray&#x27;s GPU recording)",
+                                   tripwires().size())));
 }
 
 TEST_CASE("report: the page shows the run's key figures", "[report][shared]") {
     REQUIRE_REFERENCE(root);
     std::string html = render_report_html(live_report(root));
-    CHECK(page_has(html, "<div class=\"tile-value\">341.4</div>"));      // T10's tokens/s
+    CHECK(page_has(html, "<div class=\"tile-value\">341.4</div>"));  // T10's tokens/s
     CHECK(page_has(html, "over 93.7 s"));
-    CHECK(page_has(html, "341.44 tokens/s over 93.720s"));                // T10 in full
-    CHECK(page_has(html, "<div class=\"tile-value\">22</div>"));         // preemptions
-    CHECK(page_has(html, "<div class=\"tile-value\">10 of 32</div>"));   // ran at once
-    CHECK(page_has(html, "<div class=\"tile-value\">42</div>"));         // usable blocks
+    CHECK(page_has(html, "341.44 tokens/s over 93.720s"));              // T10 in full
+    CHECK(page_has(html, "<div class=\"tile-value\">22</div>"));        // preemptions
+    CHECK(page_has(html, "<div class=\"tile-value\">10 of 32</div>"));  // ran at once
+    CHECK(page_has(html, "<div class=\"tile-value\">42</div>"));        // usable blocks
     CHECK(page_has(html, "43 reported, one held back; 784 tokens per block"));
     CHECK(page_has(html, "784-token units"));
     CHECK(page_has(html, "26,093-token KV pool"));
@@ -196,7 +202,8 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
     REQUIRE_REFERENCE(root);
     Report rep = live_report(root);
     std::string html = render_report_html(rep);
-    for (const auto& r : rep.results) CHECK(page_has(html, "<span class=\"tw\">" + std::string(code(r.tripwire)) + "</span>"));
+    for (const auto& r : rep.results)
+        CHECK(page_has(html, "<span class=\"tw\">" + std::string(code(r.tripwire)) + "</span>"));
     for (const auto& t : tripwires()) CHECK(page_has(html, report::svg::escape_html(t.name)));
     for (const char* label : {"Tripwire failed", "Warning", "Pass", "Can't tell", "Does not apply"})
         CHECK(page_has(html, std::string("</svg>") + label + "</span>"));
@@ -251,7 +258,8 @@ TEST_CASE("report: a restart between the readings drops the counts", "[report][s
     CHECK(rep.summary.restarted);
     CHECK_FALSE(rep.summary.done());
     CHECK(page_has(render_report_html(rep), "restarted between the before and after readings"));
-    CHECK(rep.result(TripwireId::T1)->status == Status::fail);  // as the Python tool: a restart is a failed run, not a count
+    CHECK(rep.result(TripwireId::T1)->status ==
+          Status::fail);  // as the Python tool: a restart is a failed run, not a count
 }
 
 TEST_CASE("report: two boots get the pool chart and no run charts", "[report][shared]") {
@@ -325,8 +333,8 @@ TEST_CASE("report: text from a log or a title can never become markup", "[report
 
 TEST_CASE("report: a million-sample recording makes a page under 3 MB", "[report][slow]") {
     Series s;
-    s.header = Json{{"schema", "inferlint.series/1"}, {"url", "http://127.0.0.1:8000"}, {"interval_s", 0.01},
-                    {"engine", "vllm"}};
+    s.header = Json{
+        {"schema", "inferlint.series/1"}, {"url", "http://127.0.0.1:8000"}, {"interval_s", 0.01}, {"engine", "vllm"}};
     s.engine_key = "vllm";
     const long long n = 1'000'000;
     s.samples.reserve(n);
@@ -380,12 +388,13 @@ std::optional<double> boot_seconds(std::string_view text, std::optional<long lon
 }  // namespace
 
 TEST_CASE("report: boot time runs from the first stamp to the last one up to ready", "[report]") {
-    std::string log = "INFO 09-26 17:48:43 start\nno stamp here\nINFO 09-26 17:50:47 ready\nINFO 09-26 18:00:00 later\n";
+    std::string log =
+        "INFO 09-26 17:48:43 start\nno stamp here\nINFO 09-26 17:50:47 ready\nINFO 09-26 18:00:00 later\n";
     CHECK(boot_seconds(log, 3) == 124.0);
     CHECK_FALSE(boot_seconds(log, std::nullopt));
     CHECK_FALSE(boot_seconds("INFO 12-31 23:59:59 a\nINFO 01-01 00:00:10 b\n", 2));  // across New Year
-    CHECK(boot_seconds("x02-29 10:00:00 a\nINFO 02-29 10:00:05 b\n", 2) == 0.0);  // a word before: not a stamp
-    CHECK_FALSE(boot_seconds("INFO 13-01 10:00:00 a\n", 1));                       // no 13th month
+    CHECK(boot_seconds("x02-29 10:00:00 a\nINFO 02-29 10:00:05 b\n", 2) == 0.0);     // a word before: not a stamp
+    CHECK_FALSE(boot_seconds("INFO 13-01 10:00:00 a\n", 1));                         // no 13th month
 }
 
 TEST_CASE("report: boot time from a log read in pieces keeps only where the stamp changes", "[report]") {
@@ -406,9 +415,10 @@ TEST_CASE("report: boot time from a log read in pieces keeps only where the stam
     std::string log = "(APIServer pid=1) INFO 09-26 17:48:43 [api_server.py:1] vLLM API server version 0.28.3\n";
     for (int i = 0; i < 20000; ++i)
         log += "(EngineCore pid=2) INFO 09-26 17:49:00 [core.py:1] loading the model, one shard at a time ......\n";
-    log += "(APIServer pid=1) INFO 09-26 17:50:47 [launcher.py:1] Route: /v1/completions\n"
-           "(APIServer pid=1) INFO:     Application startup complete.\n"
-           "(APIServer pid=1) INFO 09-26 18:30:00 [loggers.py:1] serving\n";
+    log +=
+        "(APIServer pid=1) INFO 09-26 17:50:47 [launcher.py:1] Route: /v1/completions\n"
+        "(APIServer pid=1) INFO:     Application startup complete.\n"
+        "(APIServer pid=1) INFO 09-26 18:30:00 [loggers.py:1] serving\n";
     REQUIRE(log.size() > (std::size_t{1} << 20) + 200000);
     util::write_file(dir / "big.log", log);
     ReportInputs big;

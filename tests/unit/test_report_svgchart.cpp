@@ -58,7 +58,7 @@ TEST_CASE("svgchart: scales map linearly, inverted for y", "[report][svgchart]")
 
 TEST_CASE("svgchart: numbers and separators as the page writes them", "[report][svgchart]") {
     CHECK(num(1.0) == "1");
-    CHECK(num(1.005) == "1" );  // two decimals at most: 1.00 -> 1 (binary 1.005 is below 1.005)
+    CHECK(num(1.005) == "1");  // two decimals at most: 1.00 -> 1 (binary 1.005 is below 1.005)
     CHECK(num(12.345678) == "12.35");
     CHECK(num(-0.001) == "0");
     CHECK(grouped(32000) == "32,000");
@@ -88,7 +88,8 @@ TEST_CASE("svgchart: every mark lies inside the plot", "[report][svgchart]") {
     std::vector<double> nums;
     std::regex number(R"(-?\d+(?:\.\d+)?)");
     for (const auto& d : mark_paths(svg))
-        for (std::sregex_iterator it(d.begin(), d.end(), number), end; it != end; ++it) nums.push_back(std::stod(it->str()));
+        for (std::sregex_iterator it(d.begin(), d.end(), number), end; it != end; ++it)
+            nums.push_back(std::stod(it->str()));
     REQUIRE(nums.size() == 16);
     for (std::size_t i = 0; i < nums.size(); i += 2) {
         CHECK(nums[i] >= kMarginLeft);
@@ -173,8 +174,8 @@ TEST_CASE("svgchart: a long recording is thinned without losing its peaks", "[re
         xs[i] = static_cast<double>(i) * 0.01;
         ys[i] = static_cast<double>(i % 7);
     }
-    ys[123'457] = 1000.0;       // one spike
-    ys[654'321] = -5.0;         // one dip
+    ys[123'457] = 1000.0;        // one spike
+    ys[654'321] = -5.0;          // one dip
     ys[800'000] = std::nullopt;  // one gap
     auto keep = keep_indices(xs, {&ys}, 290);
     CHECK(keep.size() <= 290 * 8);

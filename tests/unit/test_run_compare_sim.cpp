@@ -6,8 +6,8 @@
 #include "xray_sandbox.hpp"
 
 using namespace xraytest;
-using testsupport::run_cli;
 using Catch::Matchers::Contains;
+using testsupport::run_cli;
 
 namespace {
 
@@ -40,8 +40,8 @@ Arms& arms() {
         for (int i = 1; i <= 5; ++i) {
             const std::string n = "/run-" + std::to_string(i);
             m.a.push_back(one_run(m.sb, "a" + n, fmt::format("--sim-step-ms 40 --sim-noise 5 --sim-seed {}", 10 + i)));
-            m.b.push_back(one_run(m.sb, "b" + n,
-                                  fmt::format("--sim-step-ms 40 --sim-time-scale 2 --sim-noise 5 --sim-seed {}", 20 + i)));
+            m.b.push_back(one_run(
+                m.sb, "b" + n, fmt::format("--sim-step-ms 40 --sim-time-scale 2 --sim-noise 5 --sim-seed {}", 20 + i)));
             if (i <= 3)
                 m.c.push_back(one_run(m.sb, "c" + n,
                                       "--sim-time-scale 5 --max-num-seqs 24 --max-model-len 4096 --block-size 32 "
@@ -191,8 +191,8 @@ TEST_CASE("compare on the simulator: five settings changed at once, C1 names the
     REQUIRE(c1);
     CHECK(c1->at("status") == "warn");
     const std::string msg = c1->at("message");
-    for (const char* field : {"max_running_requests", "max_model_len", "block_size", "gpu_memory_utilization",
-                              "cuda_graphs"}) {
+    for (const char* field :
+         {"max_running_requests", "max_model_len", "block_size", "gpu_memory_utilization", "cuda_graphs"}) {
         INFO(field);
         CHECK(c1->at("evidence")["fields"].contains(field));
         CHECK_THAT(msg, Contains(field));

@@ -5,8 +5,8 @@
 #include "xray_sandbox.hpp"
 
 using namespace xraytest;
-using testsupport::run_cli;
 using Catch::Matchers::Contains;
+using testsupport::run_cli;
 
 namespace {
 
@@ -21,9 +21,10 @@ fs::path trap_arm_run(const Sandbox& sb, const std::string& name, const std::str
     const int port = free_port();
     xray::Plan plan;
     plan.out = sb.dir / name;
-    plan.serve = fmt::format("{} serve {} --port {} --sim-boot-s 0.05 --sim-log-interval-s 0.5 --sim-time-scale 2 "
-                             "--sim-noise 3 --sim-seed {}",
-                             util::shell_join({sb.vllm()}), util::shell_join({model}), port, seed);
+    plan.serve = fmt::format(
+        "{} serve {} --port {} --sim-boot-s 0.05 --sim-log-interval-s 0.5 --sim-time-scale 2 "
+        "--sim-noise 3 --sim-seed {}",
+        util::shell_join({sb.vllm()}), util::shell_join({model}), port, seed);
     plan.load = bench_cmd(sb, port, 16, 8, 64, 96, model);
     plan.load.insert(plan.load.end(), bench_extra.begin(), bench_extra.end());
     plan.interval_s = 0.05;
@@ -59,8 +60,8 @@ TrapArms& trap_arms() {
     return made;
 }
 
-Json compare_json(const std::vector<fs::path>& a, const std::vector<fs::path>& b,
-                  const std::vector<std::string>& extra, int* rc) {
+Json compare_json(const std::vector<fs::path>& a, const std::vector<fs::path>& b, const std::vector<std::string>& extra,
+                  int* rc) {
     std::vector<std::string> args{"compare"};
     for (const auto& p : a) args.push_back(p.string());
     args.push_back("--vs");

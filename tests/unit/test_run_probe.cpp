@@ -112,8 +112,8 @@ TEST_CASE("probe: nothing listening cannot list models", "[probe]") {
 TEST_CASE("probe verdicts from recorded replies", "[probe]") {
     checks::ProbeReply ok{.ok = true, .status = 200, .seconds = 0.5, .tokens = 16, .error = ""};
     checks::ProbeReply bad{.ok = false, .status = std::nullopt, .seconds = 2.0, .tokens = 0, .error = "reset"};
-    checks::ProbeRecord rec{.model = "m", .list_error = "", .first = ok, .concurrency = 2, .burst = {ok, ok},
-                            .alive_after = false};
+    checks::ProbeRecord rec{
+        .model = "m", .list_error = "", .first = ok, .concurrency = 2, .burst = {ok, ok}, .alive_after = false};
     auto r = checks::probe_verdict(rec);
     CHECK(r.status == Status::fail);
     CHECK(r.message == "server died after burst");

@@ -84,9 +84,9 @@ TEST_CASE("run folder: the usual name wins over an earlier file that matches the
 
 TEST_CASE("run folder: a folder or a hidden file with a matching name is passed over", "[run_folder]") {
     testsupport::TempDir tmp("runfolder");
-    fs::create_directories(tmp.path / "boot.log");       // a folder by the usual name
-    fs::create_directories(tmp.path / "a-boot.log");     // and by the pattern
-    run_file(tmp.path, ".old-boot.log");                 // '*' does not match a leading dot
+    fs::create_directories(tmp.path / "boot.log");    // a folder by the usual name
+    fs::create_directories(tmp.path / "a-boot.log");  // and by the pattern
+    run_file(tmp.path, ".old-boot.log");              // '*' does not match a leading dot
     const fs::path boot = run_file(tmp.path, "z-boot.log");
     fs::create_directories(tmp.path / "load.log");
     auto f = find_run_files(tmp.path);
@@ -103,16 +103,15 @@ TEST_CASE("find_bench_result: bench.json, else bench.jsonl, taken by name withou
     CHECK(find_bench_result(tmp.path) == json);
 }
 
-TEST_CASE("find_bench_result: another file is taken only when it reads as a result with both counts",
-          "[run_folder]") {
+TEST_CASE("find_bench_result: another file is taken only when it reads as a result with both counts", "[run_folder]") {
     testsupport::TempDir tmp("runfolder");
-    run_file(tmp.path, "a-before.snapshot.json", kBench);       // a snapshot's name: never read
-    run_file(tmp.path, "b.series.jsonl", kBench);               // a recording's name: never read
-    run_file(tmp.path, "results.json", kBench);                 // inferlint's own output: never read
-    run_file(tmp.path, "c-config.json", R"({"model": "m"})");   // not a load tool's result
-    run_file(tmp.path, "d-snap.json", kSnapshotDoc);            // an inferlint file under another name
+    run_file(tmp.path, "a-before.snapshot.json", kBench);      // a snapshot's name: never read
+    run_file(tmp.path, "b.series.jsonl", kBench);              // a recording's name: never read
+    run_file(tmp.path, "results.json", kBench);                // inferlint's own output: never read
+    run_file(tmp.path, "c-config.json", R"({"model": "m"})");  // not a load tool's result
+    run_file(tmp.path, "d-snap.json", kSnapshotDoc);           // an inferlint file under another name
     run_file(tmp.path, "e-partial.json", R"({"duration": 3.0, "completed": 4})");  // no token count
-    run_file(tmp.path, "f-broken.json", "{\"completed\": 1");   // truncated
+    run_file(tmp.path, "f-broken.json", "{\"completed\": 1");                      // truncated
     CHECK(find_bench_result(tmp.path) == std::nullopt);
     const fs::path sglang = run_file(tmp.path, "g-sglang.jsonl", kBench + "\n" + kBench + "\n");
     run_file(tmp.path, "h-later.json", kBench);

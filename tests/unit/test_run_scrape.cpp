@@ -63,8 +63,7 @@ TEST_CASE("scrape keeps the midpoint of both clocks and the latency (Python's pi
 
 TEST_CASE("a URL typed without scheme, or with /metrics, scrapes /metrics once", "[scrape]") {
     std::vector<std::string> asked;
-    run::Scraper scraper([&](const std::string& url, double) { return asked.push_back(url), A; },
-                         run::system_clocks());
+    run::Scraper scraper([&](const std::string& url, double) { return asked.push_back(url), A; }, run::system_clocks());
     scraper.scrape("127.0.0.1:8000/metrics");
     scraper.scrape("127.0.0.1:8000/");
     CHECK(asked == std::vector<std::string>{"http://127.0.0.1:8000/metrics", "http://127.0.0.1:8000/metrics"});
@@ -127,8 +126,9 @@ TEST_CASE("served_snapshot says what is wrong in one line, with the engine's hin
         CHECK(r.error.ends_with(": start SGLang with --enable-metrics"));
     }
     SECTION("an unreachable server") {
-        run::Scraper s([](const std::string& url, double) -> std::string { throw InputError("cannot connect to " + url); },
-                       run::system_clocks());
+        run::Scraper s(
+            [](const std::string& url, double) -> std::string { throw InputError("cannot connect to " + url); },
+            run::system_clocks());
         auto r = run::served_snapshot("h:1", nullptr, s);
         CHECK(r.error.find("(cannot connect to http://h:1/metrics)") != std::string::npos);
     }
@@ -179,8 +179,8 @@ TEST_CASE("snapshot command against a live server: file, engine, bad answers", "
         CHECK(n.err.find("runs SGLang") != std::string::npos);
     }
     SECTION("HTML or junk: exit 2, one line") {
-        for (std::string junk : {std::string("<html><body>502 Bad Gateway</body></html>"),
-                                 std::string("\x01\x02garbage{{{ 12\n")}) {
+        for (std::string junk :
+             {std::string("<html><body>502 Bad Gateway</body></html>"), std::string("\x01\x02garbage{{{ 12\n")}) {
             body = junk;
             auto e = testsupport::run_cli({"snapshot", s.base(), "-o", (dir / "j.json").string()});
             CHECK(e.rc == 2);

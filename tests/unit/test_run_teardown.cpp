@@ -65,7 +65,8 @@ run::ClearResult run_wait(std::vector<std::optional<long long>> readings, std::v
         auto v = readings.at(ri++);
         return v ? std::vector<long long>{*v} : std::vector<long long>{};
     };
-    return run::wait_clear(read, [&] { return live.at(li++); }, opts, clock);
+    return run::wait_clear(
+        read, [&] { return live.at(li++); }, opts, clock);
 }
 
 }  // namespace
@@ -135,13 +136,13 @@ TEST_CASE("teardown: server processes are told by argv, not by substring", "[tea
         {{"grep", "vllm serve"}, "grep", std::nullopt},
         {{"/opt/tools/vllm", "serve-docs"}, "vllm", std::nullopt},
         {{"bash", "/venv/bin/vllm", "serve", "m"}, "bash", std::nullopt},  // only python runs the script form
-        {{"vllm serve m"}, "vllm", std::nullopt},  // one argument holding spaces
+        {{"vllm serve m"}, "vllm", std::nullopt},                          // one argument holding spaces
         {{"sglang", "serve", "--model-path", "m"}, "sglang", EngineId::sglang},
         {{"python3", "-m", "sglang.launch_server", "--model-path", "m"}, "python3", EngineId::sglang},
         {{"sglang::scheduler"}, "sglang::schedul", EngineId::sglang},
         {{}, "sglang::detoken", EngineId::sglang},
         {{"/usr/local/bin/trtllm-serve", "serve", "m"}, "trtllm-serve", EngineId::trtllm},
-        {{"trtllm-serve", "m"}, "trtllm-serve", std::nullopt},  // no serve subcommand
+        {{"trtllm-serve", "m"}, "trtllm-serve", std::nullopt},                // no serve subcommand
         {{"python", "-m", "mpi4py.futures.server"}, "python", std::nullopt},  // only as a descendant
         {{"node", "-m", "vllm.entrypoints.openai.api_server"}, "node", std::nullopt},
         {{}, "kthreadd", std::nullopt},
@@ -219,19 +220,25 @@ TEST_CASE("wait_clear: unreadable GPU memory is not clear", "[teardown]") {
 
 TEST_CASE("wait_clear: the busiest GPU decides, the limit is inclusive, timeout 0 reads once", "[teardown]") {
     TeardownClock clock;
-    auto two = run::wait_clear([] { return std::vector<long long>{10, 801}; }, [] { return 0; },
-                               {.timeout_s = 0.0}, clock);
+    auto two = run::wait_clear(
+        [] {
+            return std::vector<long long>{10, 801};
+        },
+        [] { return 0; }, {.timeout_s = 0.0}, clock);
     CHECK_FALSE(two.clear);
     REQUIRE(two.readings.size() == 1);
     CHECK(two.readings[0].max_used_mib == 801);
     CHECK(two.reason == "not clear after 0s: last reading 801 MiB used, 0 server processes alive");
-    auto at_limit = run::wait_clear([] { return std::vector<long long>{800, 3}; }, [] { return 0; },
-                                    {.consecutive = 1, .timeout_s = 0.0}, clock);
+    auto at_limit = run::wait_clear(
+        [] {
+            return std::vector<long long>{800, 3};
+        },
+        [] { return 0; }, {.consecutive = 1, .timeout_s = 0.0}, clock);
     CHECK(at_limit.clear);
     CHECK(at_limit.reason == "1 consecutive clear readings");
-    CHECK_THROWS_AS(run::wait_clear([] { return std::vector<long long>{0}; }, [] { return 0; }, {.consecutive = 0},
-                                    clock),
-                    std::invalid_argument);
+    CHECK_THROWS_AS(
+        run::wait_clear([] { return std::vector<long long>{0}; }, [] { return 0; }, {.consecutive = 0}, clock),
+        std::invalid_argument);
 }
 
 TEST_CASE("teardown: SIGTERM, then SIGKILL to the survivors, then wait for clear", "[teardown]") {
@@ -254,8 +261,8 @@ TEST_CASE("teardown: SIGTERM, then SIGKILL to the survivors, then wait for clear
         }
         return out;
     };
-    auto outcome = run::teardown(listing, kill, [] { return std::vector<long long>{120}; },
-                                 {.grace_s = 3.0, .self_pid = 401}, clock);
+    auto outcome = run::teardown(
+        listing, kill, [] { return std::vector<long long>{120}; }, {.grace_s = 3.0, .self_pid = 401}, clock);
     CHECK(pids(outcome.targets) == std::set<int>{201});
     REQUIRE(sent.size() == 2);
     CHECK(sent[0] == std::pair{201, SIGTERM});
@@ -280,10 +287,9 @@ TEST_CASE("teardown: --engine signals one engine, yet the card waits for every e
         for (const auto& p : ps) signalled.push_back(p.pid), alive.erase(p.pid), out.push_back(p.pid);
         return out;
     };
-    auto outcome = run::teardown(listing, kill, [] { return std::vector<long long>{0}; },
-                                 {.wait = {.interval_s = 2.0, .timeout_s = 6.0}, .engine = EngineId::sglang,
-                                  .self_pid = 99},
-                                 clock);
+    auto outcome = run::teardown(
+        listing, kill, [] { return std::vector<long long>{0}; },
+        {.wait = {.interval_s = 2.0, .timeout_s = 6.0}, .engine = EngineId::sglang, .self_pid = 99}, clock);
     CHECK(signalled == std::vector<int>{10});
     CHECK_FALSE(outcome.clear.clear);
     CHECK(outcome.clear.reason == "not clear after 6s: last reading 0 MiB used, 1 server processes alive");

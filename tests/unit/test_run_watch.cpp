@@ -30,10 +30,9 @@ struct WatchClock {
     long long now = 0;
     std::vector<long long> scrape_starts;
     run::WatchClock clock() {
-        return run::WatchClock{.mono_ns = [this] { return now; },
-                               .sleep_until = [this](long long until, const std::atomic<bool>&) {
-                                   now = std::max(now, until);
-                               }};
+        return run::WatchClock{
+            .mono_ns = [this] { return now; },
+            .sleep_until = [this](long long until, const std::atomic<bool>&) { now = std::max(now, until); }};
     }
 };
 
@@ -70,8 +69,9 @@ TEST_CASE("watch keeps a fixed schedule and skips the ticks a slow scrape overra
     std::vector<std::string> notes;
     std::ostringstream out;
     std::atomic<bool> stop{false};
-    auto rep = run::watch("h:8000", out, {.interval_s = 0.1, .duration_s = 1.0}, stop, scrape,
-                          [&](const std::string& l) { notes.push_back(l); }, &vllm(), fc.clock());
+    auto rep = run::watch(
+        "h:8000", out, {.interval_s = 0.1, .duration_s = 1.0}, stop, scrape,
+        [&](const std::string& l) { notes.push_back(l); }, &vllm(), fc.clock());
     std::vector<long long> expected = {0, 100 * ms, 200 * ms, 500 * ms, 600 * ms, 700 * ms, 800 * ms, 900 * ms};
     CHECK(fc.scrape_starts == expected);
     CHECK(rep.samples == 8);
@@ -81,7 +81,8 @@ TEST_CASE("watch keeps a fixed schedule and skips the ticks a slow scrape overra
     CHECK(notes[0] == "scrape finished 0.250 s after it was due, longer than the 0.1 s interval: skipped 2 readings");
     auto lines = watch_lines(out.str());
     REQUIRE(lines.size() == 9);
-    CHECK(lines[0] == R"({"schema": "inferlint.series/1", "url": "http://h:8000", "interval_s": 0.1, "engine": "vllm"})");
+    CHECK(lines[0] ==
+          R"({"schema": "inferlint.series/1", "url": "http://h:8000", "interval_s": 0.1, "engine": "vllm"})");
     auto row = Json::parse(lines[1]);
     CHECK(row["running"] == 3.0);
     CHECK(row["waiting"] == 1.0);
@@ -103,8 +104,9 @@ TEST_CASE("a failed scrape is a gap with a note, never a row of zeros", "[watch]
     std::vector<std::string> notes;
     std::ostringstream out;
     std::atomic<bool> stop{false};
-    auto rep = run::watch("h:8000", out, {.interval_s = 0.1, .duration_s = 0.55}, stop, scrape,
-                          [&](const std::string& l) { notes.push_back(l); }, nullptr, fc.clock());
+    auto rep = run::watch(
+        "h:8000", out, {.interval_s = 0.1, .duration_s = 0.55}, stop, scrape,
+        [&](const std::string& l) { notes.push_back(l); }, nullptr, fc.clock());
     CHECK(call == 6);
     CHECK(rep.samples == 3);
     CHECK(rep.gaps == 3);
@@ -113,7 +115,7 @@ TEST_CASE("a failed scrape is a gap with a note, never a row of zeros", "[watch]
     CHECK(notes[1] == "scrape failed 1 more time the same way");
     CHECK(notes[2].starts_with("scrape failed: "));
     auto lines = watch_lines(out.str());
-    REQUIRE(lines.size() == 4);  // header + 3 samples
+    REQUIRE(lines.size() == 4);                        // header + 3 samples
     CHECK(Json::parse(lines[0])["engine"] == "vllm");  // told from the first good scrape
     for (std::size_t i = 1; i < lines.size(); ++i) CHECK(Json::parse(lines[i])["running"] == 3.0);
     // The file reads back as a series.
@@ -129,8 +131,8 @@ TEST_CASE("a server that never answered still leaves a header saying what the fi
     };
     std::ostringstream out;
     std::atomic<bool> stop{false};
-    auto rep = run::watch("h:8000", out, {.interval_s = 0.5, .duration_s = 1.0}, stop, scrape, nullptr, nullptr,
-                          fc.clock());
+    auto rep =
+        run::watch("h:8000", out, {.interval_s = 0.5, .duration_s = 1.0}, stop, scrape, nullptr, nullptr, fc.clock());
     CHECK(rep.samples == 0);
     CHECK(rep.gaps == 2);
     auto lines = watch_lines(out.str());
@@ -146,13 +148,15 @@ TEST_CASE("a stop that comes while watch sleeps ends the recording there", "[wat
     long long now = 0;
     int sleeps = 0;
     run::WatchClock clock{.mono_ns = [&] { return now; },
-                          .sleep_until = [&](long long, const std::atomic<bool>&) {
-                              ++sleeps;
-                              stop = true;  // the stop arrives during the first sleep, long before its deadline
-                          }};
+                          .sleep_until =
+                              [&](long long, const std::atomic<bool>&) {
+                                  ++sleeps;
+                                  stop = true;  // the stop arrives during the first sleep, long before its deadline
+                              }};
     std::ostringstream out;
-    auto rep = run::watch("h:8000", out, {.interval_s = 5.0}, stop,
-                          [](const std::string&) { return snap_of(kMetrics, 0); }, nullptr, &vllm(), clock);
+    auto rep = run::watch(
+        "h:8000", out, {.interval_s = 5.0}, stop, [](const std::string&) { return snap_of(kMetrics, 0); }, nullptr,
+        &vllm(), clock);
     CHECK(rep.samples == 1);
     CHECK(sleeps == 1);
 }
@@ -174,10 +178,10 @@ namespace {
 thread_local long long watch_thread_now = 0;
 
 run::WatchClock thread_clock() {
-    return run::WatchClock{.mono_ns = [] { return watch_thread_now; },
-                           .sleep_until = [](long long until, const std::atomic<bool>&) {
-                               watch_thread_now = std::max(watch_thread_now, until);
-                           }};
+    return run::WatchClock{
+        .mono_ns = [] { return watch_thread_now; },
+        .sleep_until = [](long long until,
+                          const std::atomic<bool>&) { watch_thread_now = std::max(watch_thread_now, until); }};
 }
 
 }  // namespace
@@ -198,10 +202,11 @@ TEST_CASE("several replicas share one schedule; one that fails has gaps and the 
     std::ostringstream out_a, out_b;
     std::vector<std::string> notes;
     std::atomic<bool> stop{false};
-    auto reports = run::watch_all({{.base_url = urls[0], .out = &out_a, .engine = &vllm()},
-                                   {.base_url = urls[1], .out = &out_b, .engine = nullptr}},
-                                  {.interval_s = 0.1, .duration_s = 1.0}, stop, scrape,
-                                  [&](const std::string& l) { notes.push_back(l); }, thread_clock());
+    auto reports = run::watch_all(
+        {{.base_url = urls[0], .out = &out_a, .engine = &vllm()},
+         {.base_url = urls[1], .out = &out_b, .engine = nullptr}},
+        {.interval_s = 0.1, .duration_s = 1.0}, stop, scrape, [&](const std::string& l) { notes.push_back(l); },
+        thread_clock());
     REQUIRE(reports.size() == 2);
     // Both on the ticks of one start: b on every one, a on all but the two it overran.
     std::vector<long long> every;
@@ -218,8 +223,9 @@ TEST_CASE("several replicas share one schedule; one that fails has gaps and the 
     // Each note names its replica.
     std::sort(notes.begin(), notes.end());
     REQUIRE(notes.size() == 3);
-    CHECK(notes[0] == "http://a:8000: scrape finished 0.250 s after it was due, longer than the 0.1 s interval: "
-                      "skipped 2 readings");
+    CHECK(notes[0] ==
+          "http://a:8000: scrape finished 0.250 s after it was due, longer than the 0.1 s interval: "
+          "skipped 2 readings");
     CHECK(notes[1] == "http://b:8000: scrape failed 1 more time the same way");
     CHECK(notes[2] == "http://b:8000: scrape failed: cannot connect to http://b:8000/metrics");
     // Each file is its replica's series; b's misses two readings (never zeros) at the ticks it failed.
@@ -234,8 +240,8 @@ TEST_CASE("several replicas share one schedule; one that fails has gaps and the 
         CHECK(s.running == 3.0);
         b_times.push_back(s.t_mono_ns.value_or(-1));
     }
-    CHECK(b_times == std::vector<long long>{10 * ms, 110 * ms, 410 * ms, 510 * ms, 610 * ms, 710 * ms, 810 * ms,
-                                            910 * ms});
+    CHECK(b_times ==
+          std::vector<long long>{10 * ms, 110 * ms, 410 * ms, 510 * ms, 610 * ms, 710 * ms, 810 * ms, 910 * ms});
 }
 
 TEST_CASE("a replica's file is named by its host and port, and the path after them", "[watch]") {

@@ -11,8 +11,7 @@
 using namespace xraytest;
 using Catch::Matchers::Contains;
 
-TEST_CASE("xray on the simulator: a run set up to preempt fails T1 and T8, matching the ground truth",
-          "[xray][sim]") {
+TEST_CASE("xray on the simulator: a run set up to preempt fails T1 and T8, matching the ground truth", "[xray][sim]") {
     Sandbox sb("full");
     const int port = free_port();
     xray::Plan plan;
@@ -161,8 +160,7 @@ TEST_CASE("xray on the simulator: other traffic during the load fails T15", "[xr
                     answered += util::http_post_json(base + "/v1/completions",
                                                      R"({"model": "sim/Qwen3-8B", "prompt": "a b c", "max_tokens": 4})")
                                     .status == 200;
-            } catch (const std::exception&) {
-            }
+            } catch (const std::exception&) {}
         });
     });
     if (other.joinable()) other.join();
@@ -188,7 +186,7 @@ TEST_CASE("xray on the simulator: a server that fails during start", "[xray][sim
     CHECK(r.find("T12")->status == Status::fail);
     CHECK(r.find("T12")->evidence["kind"] == "out_of_memory");
     CHECK_FALSE(r.outcome.load_exit);  // the load never ran
-    CHECK(r.outcome.report);            // the boot log alone still makes a report
+    CHECK(r.outcome.report);           // the boot log alone still makes a report
     CHECK(fs::is_regular_file(sb.out() / "report.html"));
     CHECK(r.exit == 1);
     CHECK(r.results["completed"] == false);
@@ -254,8 +252,7 @@ TEST_CASE("xray on the simulator: a load command that fails still stops the serv
     require_all_gone(sb.out() / "boot.log");
 }
 
-TEST_CASE("xray on the simulator: quotes and spaces in --serve reach the server as one argument each",
-          "[xray][sim]") {
+TEST_CASE("xray on the simulator: quotes and spaces in --serve reach the server as one argument each", "[xray][sim]") {
     Sandbox sb("quotes");
     const int port = free_port();
     xray::Plan plan;

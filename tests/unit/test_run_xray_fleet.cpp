@@ -9,7 +9,6 @@
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
-
 using namespace xraytest;
 using Catch::Matchers::Contains;
 
@@ -29,7 +28,8 @@ xray::Plan served_by(const Sandbox& sb, const std::vector<int>& ports) {
     xray::Plan plan;
     plan.out = sb.out();
     for (int p : ports)
-        plan.replicas.push_back({.serve = serve_cmd(sb, p, "--num-gpu-blocks 401 --max-model-len 2048 --sim-time-scale 2")});
+        plan.replicas.push_back(
+            {.serve = serve_cmd(sb, p, "--num-gpu-blocks 401 --max-model-len 2048 --sim-time-scale 2")});
     return plan;
 }
 
@@ -137,8 +137,8 @@ TEST_CASE("xray on two replicas started by --serve: a folder each, verdicts each
 
     // `report` on one replica's folder checks it again; on the fleet's folder it says what to give.
     REQUIRE(run::fleet_replica_folders(plan.out).size() == 2);
-    auto one = testsupport::run_cli({"report", (plan.out / r.outcome.replicas[0].folder).string(), "-o",
-                                     (sb.dir / "one.html").string()});
+    auto one = testsupport::run_cli(
+        {"report", (plan.out / r.outcome.replicas[0].folder).string(), "-o", (sb.dir / "one.html").string()});
     CHECK(one.rc == 0);
     CHECK_THAT(one.out, Contains("[ T1] PASS"));
     auto whole = testsupport::run_cli({"report", plan.out.string(), "-o", (sb.dir / "whole.html").string()});
@@ -155,8 +155,9 @@ TEST_CASE("xray on a fleet: a replica killed during the load is a gap and a Can'
     // Half a second into the load, the second replica's API server is killed outright (a
     // process this run started; its pid is in its own boot log).
     const fs::path log2 = plan.out / fmt::format("127.0.0.1_{}", ports[1]) / "boot.log";
-    const std::string kill = fmt::format(
-        "sleep 0.5; kill -9 $(grep -o 'APIServer pid=[0-9]*' {} | head -1 | cut -d= -f2); ", util::shell_join({log2.string()}));
+    const std::string kill =
+        fmt::format("sleep 0.5; kill -9 $(grep -o 'APIServer pid=[0-9]*' {} | head -1 | cut -d= -f2); ",
+                    util::shell_join({log2.string()}));
     plan.load = spread_load(sb, ports, 40, 4, kill);
     plan.interval_s = 0.02;
     auto r = run_xray(plan);
@@ -225,8 +226,8 @@ TEST_CASE("xray on a fleet: servers of two engines are refused, and bad replica 
     CHECK(d.exit == 1);
 
     // On the command line: --serve and --url counts that do not pair up.
-    auto cli = testsupport::run_cli({"xray", "-o", (sb.dir / "x").string(), "--serve", "vllm serve m --port 1",
-                                     "--url", "http://127.0.0.1:1", "--url", "http://127.0.0.1:2", "--", "true"});
+    auto cli = testsupport::run_cli({"xray", "-o", (sb.dir / "x").string(), "--serve", "vllm serve m --port 1", "--url",
+                                     "http://127.0.0.1:1", "--url", "http://127.0.0.1:2", "--", "true"});
     CHECK(cli.rc == 2);
     CHECK_THAT(cli.err, Contains("give --serve once per replica"));
     auto logs = testsupport::run_cli({"xray", "-o", (sb.dir / "y").string(), "--url", v.url(), "--url", s.url(),

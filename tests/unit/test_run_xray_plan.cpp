@@ -94,8 +94,8 @@ TEST_CASE("xray: vllm bench serve is asked to save its result into the run folde
 
 TEST_CASE("xray: SGLang's and TensorRT-LLM's benchmark clients save their results too", "[xray]") {
     const fs::path out = "/tmp/run";
-    std::vector<std::string> trt = {"python", "-m", "tensorrt_llm.serve.scripts.benchmark_serving",
-                                    "--max-concurrency", "32"};
+    std::vector<std::string> trt = {"python", "-m", "tensorrt_llm.serve.scripts.benchmark_serving", "--max-concurrency",
+                                    "32"};
     CHECK(xray::load_client(trt) == EngineId::trtllm);
     auto p = xray::prepare_load(trt, out);
     auto want = trt;
@@ -135,8 +135,8 @@ TEST_CASE("xray: a random dataset without a shared prefix means unique prompts (
     prefixed.insert(prefixed.end(), {"--random-prefix-len", "256"});
     CHECK_FALSE(xray::load_unique_prompts(prefixed));
     CHECK_FALSE(xray::load_unique_prompts({"vllm", "bench", "serve", "--dataset-name", "sharegpt"}));
-    CHECK_FALSE(xray::load_unique_prompts({"python", "-m", "sglang.bench_serving", "--dataset-name",
-                                           "generated-shared-prefix"}));
+    CHECK_FALSE(xray::load_unique_prompts(
+        {"python", "-m", "sglang.bench_serving", "--dataset-name", "generated-shared-prefix"}));
     // No dataset named: the clients' defaults differ by release, so nothing is assumed.
     CHECK_FALSE(xray::load_unique_prompts({"vllm", "bench", "serve", "--model", "M"}));
     CHECK_FALSE(xray::load_unique_prompts({"vllm", "bench", "serve", "--dataset-name"}));
@@ -325,9 +325,9 @@ TEST_CASE("spawn_process: a missing program is an error, not a child exiting 127
 TEST_CASE("spawn_process: a session of its own, output to a file", "[xray]") {
     auto dir = plan_scratch("session");
     auto log = dir / "out.log";
-    auto r = util::spawn_process({"/bin/sh", "-c", "echo out; echo err >&2; read -r a b c d e f rest < /proc/$$/stat; echo sid=$f"},
-                                 {.group = util::ProcessGroup::new_session, .output = util::OutputTo::file,
-                                  .output_file = log});
+    auto r = util::spawn_process(
+        {"/bin/sh", "-c", "echo out; echo err >&2; read -r a b c d e f rest < /proc/$$/stat; echo sid=$f"},
+        {.group = util::ProcessGroup::new_session, .output = util::OutputTo::file, .output_file = log});
     REQUIRE(r.started());
     CHECK(util::wait_exit(r.pid, 10) == 0);
     std::string text = util::read_file(log, util::AllowEmpty::yes);

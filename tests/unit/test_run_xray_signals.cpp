@@ -91,9 +91,8 @@ TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave n
     // A signal that lands after a run has restored its handlers is caught here, not fatal.
     util::SignalGuard outer({SIGINT, SIGTERM, SIGHUP}, util::BrokenPipe::keep);
     const std::vector<SignalCase> cases = {
-        {Where::gpu, "gpu", "gpu"},           {Where::boot, "boot", "start"},
-        {Where::probe, "probe", "probe"},     {Where::load, "load", "load"},
-        {Where::checks, "checks", "checks"},  {Where::teardown, "teardown", "stop"},
+        {Where::gpu, "gpu", "gpu"},    {Where::boot, "boot", "start"},      {Where::probe, "probe", "probe"},
+        {Where::load, "load", "load"}, {Where::checks, "checks", "checks"}, {Where::teardown, "teardown", "stop"},
     };
     const std::pair<int, const char*> signals[] = {{SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}};
     int tried = 0, left_total = 0;
@@ -187,7 +186,8 @@ TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave n
                     // The teardown ran: its T2 said after the stop, and the run's T2 is there.
                     auto stop_line = std::find(lines.begin(), lines.end(), "== stop the server");
                     REQUIRE(stop_line != lines.end());
-                    CHECK(std::any_of(stop_line, lines.end(), [](const std::string& l) { return l.starts_with("[ T2]"); }));
+                    CHECK(std::any_of(stop_line, lines.end(),
+                                      [](const std::string& l) { return l.starts_with("[ T2]"); }));
                     CHECK(std::any_of(o.results.begin(), o.results.end(),
                                       [](const CheckResult& r) { return r.tripwire == TripwireId::T2; }));
                     require_all_gone(sb.out() / "boot.log");
@@ -204,7 +204,7 @@ TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave n
     CHECK(tried == 18);
     CHECK(left_total == 0);
     std::cout << fmt::format("signals: {} case(s) here, {} process(es) left, {:.1f} s\n", tried, left_total,
-                                        since(t_all));
+                             since(t_all));
 }
 
 TEST_CASE("xray --load-timeout: a load that hangs has its process group stopped, and the run says so",
@@ -247,7 +247,8 @@ TEST_CASE("xray --load-timeout: a load that hangs has its process group stopped,
     auto stop_line = std::find(lines.begin(), lines.end(), "== stop the server");
     REQUIRE(stop_line != lines.end());
     CHECK(std::any_of(stop_line, lines.end(), [](const std::string& l) { return l.starts_with("[ T2]"); }));
-    CHECK(std::any_of(o.results.begin(), o.results.end(), [](const CheckResult& r) { return r.tripwire == TripwireId::T2; }));
+    CHECK(std::any_of(o.results.begin(), o.results.end(),
+                      [](const CheckResult& r) { return r.tripwire == TripwireId::T2; }));
     require_all_gone(sb.out() / "boot.log");
 }
 

@@ -143,12 +143,12 @@ TEST_CASE("inferlint xray: bad input is one line and exit 2", "[xray][cli]") {
     auto none = testsupport::run_cli({"xray", "-o", sb.out().string()});
     CHECK(none.rc == 2);
     CHECK_THAT(none.err, Contains("xray needs the load command after --"));
-    auto missing = testsupport::run_cli({"xray", "-o", sb.out().string(), "--url", "http://127.0.0.1:9", "--",
-                                         "no-such-load-xyz", "--n", "1"});
+    auto missing = testsupport::run_cli(
+        {"xray", "-o", sb.out().string(), "--url", "http://127.0.0.1:9", "--", "no-such-load-xyz", "--n", "1"});
     CHECK(missing.rc == 2);
     CHECK(missing.err == "inferlint: the load command no-such-load-xyz: not found\n");
-    auto not_server = testsupport::run_cli(
-        {"xray", "-o", sb.out().string(), "--serve", "python3 -m http.server 8000", "--", "true"});
+    auto not_server =
+        testsupport::run_cli({"xray", "-o", sb.out().string(), "--serve", "python3 -m http.server 8000", "--", "true"});
     CHECK(not_server.rc == 2);
     CHECK_THAT(not_server.err, Contains("not an inference server command"));
     CHECK_FALSE(fs::exists(sb.out() / "boot.log"));
@@ -163,8 +163,16 @@ TEST_CASE("inferlint xray: SIGINT to the command during the load", "[xray][cli][
     fs::permissions(sb.dir / "nvidia-smi", fs::perms::owner_all);
     fs::create_directories(sb.dir / "proc");
     const fs::path stdout_path = sb.dir / "stdout.txt";
-    std::vector<std::string> argv = {INFERLINT_BINARY, "xray", "-o", sb.out().string(), "--no-probe", "--serve",
-                                     serve_cmd(sb, port, "--sim-time-scale 10"), "--", "/bin/sleep", "30"};
+    std::vector<std::string> argv = {INFERLINT_BINARY,
+                                     "xray",
+                                     "-o",
+                                     sb.out().string(),
+                                     "--no-probe",
+                                     "--serve",
+                                     serve_cmd(sb, port, "--sim-time-scale 10"),
+                                     "--",
+                                     "/bin/sleep",
+                                     "30"};
     std::vector<std::string> env = {"INFERLINT_NVIDIA_SMI=" + (sb.dir / "nvidia-smi").string(),
                                     "INFERLINT_PROC_ROOT=" + (sb.dir / "proc").string()};
     for (char** e = environ; *e; ++e)
@@ -187,8 +195,8 @@ TEST_CASE("inferlint xray: SIGINT to the command during the load", "[xray][cli][
     auto t0 = std::chrono::steady_clock::now();
     bool loading = false;
     while (since(t0) < 30 && !loading) {
-        loading = util::read_file(stdout_path, util::AllowEmpty::yes).find("== load: /bin/sleep 30") !=
-                  std::string::npos;
+        loading =
+            util::read_file(stdout_path, util::AllowEmpty::yes).find("== load: /bin/sleep 30") != std::string::npos;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     CHECK(loading);

@@ -61,8 +61,8 @@ struct Sim {
 
     explicit Sim(const std::string& name, std::vector<std::string> extra, bool expect_ready = true)
         : dir(sim_scratch(name)), log(dir / "boot.log") {
-        std::vector<std::string> args = {"serve", "sim/Qwen3-8B", "--port", "0", "--sim-boot-s", "0.05",
-                                         "--sim-log-interval-s", "0.5"};
+        std::vector<std::string> args = {"serve", "sim/Qwen3-8B",         "--port", "0", "--sim-boot-s",
+                                         "0.05",  "--sim-log-interval-s", "0.5"};
         args.insert(args.end(), extra.begin(), extra.end());
         pid = trap_spawn(args, log);
         auto t0 = std::chrono::steady_clock::now();
@@ -72,7 +72,8 @@ struct Sim {
             std::string text = util::read_file(log, util::AllowEmpty::yes);
             std::smatch m;
             if (!core && std::regex_search(text, m, core_re)) core = std::stoi(m[1]);
-            if (text.find("Application startup complete.") != std::string::npos && std::regex_search(text, m, port_re)) {
+            if (text.find("Application startup complete.") != std::string::npos &&
+                std::regex_search(text, m, port_re)) {
                 port = std::stoi(m[1]);
                 return;
             }
@@ -111,11 +112,27 @@ struct Sim {
 // `vllm bench serve` against a simulator; the result JSON.
 Json bench(const Sim& s, int prompts, int concurrency, int in_len, int out_len) {
     fs::path log = s.dir / "load.log";
-    int pid = trap_spawn({"bench", "serve", "--model", "sim/Qwen3-8B", "--base-url", s.url(), "--num-prompts",
-                     std::to_string(prompts), "--max-concurrency", std::to_string(concurrency), "--random-input-len",
-                     std::to_string(in_len), "--random-output-len", std::to_string(out_len), "--ignore-eos",
-                     "--save-result", "--result-dir", s.dir.string(), "--result-filename", "bench.json"},
-                    log);
+    int pid = trap_spawn({"bench",
+                          "serve",
+                          "--model",
+                          "sim/Qwen3-8B",
+                          "--base-url",
+                          s.url(),
+                          "--num-prompts",
+                          std::to_string(prompts),
+                          "--max-concurrency",
+                          std::to_string(concurrency),
+                          "--random-input-len",
+                          std::to_string(in_len),
+                          "--random-output-len",
+                          std::to_string(out_len),
+                          "--ignore-eos",
+                          "--save-result",
+                          "--result-dir",
+                          s.dir.string(),
+                          "--result-filename",
+                          "bench.json"},
+                         log);
     int rc = trap_wait_exit(pid, 60);
     INFO(util::read_file(log, util::AllowEmpty::yes));
     REQUIRE(rc == 0);
@@ -126,8 +143,8 @@ Json bench(const Sim& s, int prompts, int concurrency, int in_len, int out_len) 
 }  // namespace
 
 TEST_CASE("the simulator's boot log reads as vLLM 0.30's", "[sim]") {
-    Sim s("boot", {"--max-num-seqs", "8", "--max-model-len", "4096", "--num-gpu-blocks", "1001", "--block-size",
-                   "16", "--gpu-memory-utilization", "0.85"});
+    Sim s("boot", {"--max-num-seqs", "8", "--max-model-len", "4096", "--num-gpu-blocks", "1001", "--block-size", "16",
+                   "--gpu-memory-utilization", "0.85"});
     std::string text = s.text();
     CHECK(from_log(text) == &vllm());
     auto facts = parse::parse_boot_log(text, nullptr);
@@ -155,15 +172,16 @@ TEST_CASE("the simulator's boot log reads as vLLM 0.30's", "[sim]") {
 
 TEST_CASE("ground truth: preemptions, peak running, tokens and usable blocks", "[sim]") {
     // 65 blocks of 16 (64 usable, 1,024 tokens) for 16 requests of 64 + 200 tokens: must preempt.
-    Sim s("truth", {"--num-gpu-blocks", "65", "--block-size", "16", "--max-model-len", "1024", "--max-num-seqs",
-                    "16", "--sim-time-scale", "4"});
+    Sim s("truth", {"--num-gpu-blocks", "65", "--block-size", "16", "--max-model-len", "1024", "--max-num-seqs", "16",
+                    "--sim-time-scale", "4"});
     run::Scraper scraper;
     Snapshot before = scraper.scrape(s.url());
     std::ostringstream series_text;
     std::atomic<bool> stop{false};
     std::thread recorder([&] {
-        run::watch(s.url(), series_text, {.interval_s = 0.01}, stop,
-                   [&](const std::string& u) { return scraper.scrape(u); }, nullptr, &vllm());
+        run::watch(
+            s.url(), series_text, {.interval_s = 0.01}, stop, [&](const std::string& u) { return scraper.scrape(u); },
+            nullptr, &vllm());
     });
     Json result = bench(s, 16, 16, 64, 200);
     stop = true;
@@ -221,7 +239,8 @@ TEST_CASE("a burst of clients while the server cannot accept: every one is answe
         clients.emplace_back([&, i] {
             ++asking;
             try {
-                outcome[i] = std::to_string(util::http_get(s.url() + "/health", {.connect_s = 20, .read_s = 20}).status);
+                outcome[i] =
+                    std::to_string(util::http_get(s.url() + "/health", {.connect_s = 20, .read_s = 20}).status);
             } catch (const std::exception& e) {
                 outcome[i] = e.what();
             }
@@ -247,7 +266,8 @@ TEST_CASE("crash on the first request: probe fails, the log says why", "[sim]") 
     s.pid = -1;
     std::string text = s.text();
     CHECK(text.find("EngineCore encountered a fatal error") != std::string::npos);
-    CHECK(text.find("torch.AcceleratorError: CUDA error: an illegal memory access was encountered") != std::string::npos);
+    CHECK(text.find("torch.AcceleratorError: CUDA error: an illegal memory access was encountered") !=
+          std::string::npos);
     CHECK(text.find("EngineDeadError") != std::string::npos);
     CHECK(text.find("\"POST /v1/completions HTTP/1.1\" 500 Internal Server Error") != std::string::npos);
 }
@@ -326,7 +346,8 @@ TEST_CASE("a boot that fails prints a real-looking traceback and exits 1", "[sim
     // A pool that cannot hold one request of max-model-len fails as vLLM does.
     Sim kv("kv", {"--num-gpu-blocks", "10", "--max-model-len", "4096"}, false);
     CHECK(kv.exit_status == 1);
-    CHECK(kv.text().find("KV cache is needed, which is larger than the available KV cache memory") != std::string::npos);
+    CHECK(kv.text().find("KV cache is needed, which is larger than the available KV cache memory") !=
+          std::string::npos);
 }
 
 TEST_CASE("beyond the admission limit the simulator answers 503", "[sim]") {

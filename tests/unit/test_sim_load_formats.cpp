@@ -7,8 +7,8 @@ using Catch::Matchers::Contains;
 using namespace simtraps;
 
 TEST_CASE("load formats: T18 fails a chunk-counting client in every tool's format", "[sim][loadresult]") {
-    TrapSim s("sim/Qwen3-8B", {"--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})",
-                               "--sim-seed", "5"});
+    TrapSim s("sim/Qwen3-8B",
+              {"--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})", "--sim-seed", "5"});
     for (const char* format : {"guidellm", "aiperf", "inference-perf", "llmperf", "inferlint-load"}) {
         DYNAMIC_SECTION(format) {
             const fs::path dir = s.tmp.path / format;

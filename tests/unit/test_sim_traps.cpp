@@ -31,8 +31,8 @@ TEST_CASE("prefix cache: a repeated prompt is served from cached blocks, and the
     CHECK(truth["used_blocks"] == 0);
     CHECK(load_snapshot(after).metrics().single("vllm:kv_cache_usage_perc").value() == 0.0);
     // T16 from the snapshots: meant unique, it fails; otherwise a warning.
-    auto unique = trap_results(testsupport::run_cli(
-        {"prefix-cache", before.string(), after.string(), "--unique-prompts", "--json"}));
+    auto unique = trap_results(
+        testsupport::run_cli({"prefix-cache", before.string(), after.string(), "--unique-prompts", "--json"}));
     CHECK(unique["T16"]["status"] == "fail");
     CHECK(unique["T16"]["evidence"]["hit_tokens"] == truth["prefix_cache_hit_tokens"].get<double>());
     CHECK(unique["T16"]["evidence"]["queried_tokens"] == truth["prefix_cache_query_tokens"].get<double>());
@@ -83,7 +83,7 @@ TEST_CASE("prefix cache: cached blocks stay while empty ones last, then the leas
     CHECK(send('a', 64) == 48);  // 3 of its 4 blocks: the last prompt token is always computed
     CHECK(send('b', 900) == 48);
     CHECK(s.state()["cached_blocks"] == 60);  // A's 4 and B's 56: the pool had empty blocks for B
-    CHECK(send('a', 64) == 96);  // still cached; now freed more recently than B
+    CHECK(send('a', 64) == 96);               // still cached; now freed more recently than B
     // C needs 57 blocks with 4 empty: 53 cached ones go, least recently freed first: A's
     // 4th block (freed after A's first run; its later runs compute that block again rather
     // than take it), then 52 of B's, its tail first.
@@ -126,14 +126,12 @@ TEST_CASE("prefix caching off: nothing looked up, and the log and metrics say so
     CHECK(on.state()["prefix_caching"] == true);
 }
 
-TEST_CASE("speculative decoding: a step makes 1 + accepted tokens, one stream chunk, counted as vLLM does",
-          "[sim]") {
+TEST_CASE("speculative decoding: a step makes 1 + accepted tokens, one stream chunk, counted as vLLM does", "[sim]") {
     TrapSim s("sim/Qwen3-8B", {"--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})",
                                "--sim-spec-accept-rate", "0.7", "--sim-seed", "3"});
     auto facts = parse::parse_boot_log(s.text(), nullptr);
     REQUIRE(facts.non_default_args);
-    CHECK((*facts.non_default_args)["speculative_config"] ==
-          Json{{"method", "ngram"}, {"num_speculative_tokens", 3}});
+    CHECK((*facts.non_default_args)["speculative_config"] == Json{{"method", "ngram"}, {"num_speculative_tokens", 3}});
     CHECK(facts.speculative == true);
     CHECK_THAT(facts.realized.engine_config["speculative_config"].get<std::string>(),
                Contains("SpeculativeConfig(method='ngram'") && Contains("num_spec_tokens=3"));
@@ -153,7 +151,8 @@ TEST_CASE("speculative decoding: a step makes 1 + accepted tokens, one stream ch
     // The counters against the truth, and the per-position counts sum to the accepted.
     Snapshot snap = run::Scraper().scrape(s.url());
     CHECK(snap.metrics().single("vllm:spec_decode_num_drafts_total").value() == t1["spec_drafts"].get<double>());
-    CHECK(snap.metrics().single("vllm:spec_decode_num_draft_tokens_total").value() == 3 * t1["spec_drafts"].get<double>());
+    CHECK(snap.metrics().single("vllm:spec_decode_num_draft_tokens_total").value() ==
+          3 * t1["spec_drafts"].get<double>());
     CHECK(snap.metrics().single("vllm:spec_decode_num_accepted_tokens_total").value() ==
           t1["spec_accepted_tokens"].get<double>());
     double per_pos = 0;
@@ -164,10 +163,9 @@ TEST_CASE("speculative decoding: a step makes 1 + accepted tokens, one stream ch
     CHECK(per_pos == t1["spec_accepted_tokens"].get<double>());
 }
 
-TEST_CASE("speculative decoding: client-counts passes a client counting tokens, fails one counting chunks",
-          "[sim]") {
-    TrapSim s("sim/Qwen3-8B", {"--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})",
-                               "--sim-seed", "5"});
+TEST_CASE("speculative decoding: client-counts passes a client counting tokens, fails one counting chunks", "[sim]") {
+    TrapSim s("sim/Qwen3-8B",
+              {"--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})", "--sim-seed", "5"});
     for (bool chunks : {false, true}) {
         DYNAMIC_SECTION((chunks ? "--sim-count-chunks" : "usage tokens")) {
             const fs::path dir = s.tmp.path / (chunks ? "chunks" : "tokens");
@@ -194,7 +192,8 @@ TEST_CASE("speculative decoding: client-counts passes a client counting tokens, 
                 // T15 warns, as the reference's does for a token difference, and names T18 as the cause.
                 CHECK(r["T15"]["status"] == "warn");
                 CHECK(r["T15"]["evidence"]["cause"] == "T18");
-                CHECK_THAT(r["T15"]["message"].get<std::string>(), Contains("it counted stream chunks, not tokens (T18)"));
+                CHECK_THAT(r["T15"]["message"].get<std::string>(),
+                           Contains("it counted stream chunks, not tokens (T18)"));
             }
         }
     }

@@ -25,8 +25,8 @@ TEST_CASE("a model folder whose checkpoint asks for FP8 KV: the log says so, the
 
     // Asked for on the command line: as asked.
     TrapSim asked(fp8.string(), {"--kv-cache-dtype", "fp8"});
-    CHECK(trap_results(testsupport::run_cli({"check-log", asked.log.string(), "--tripwires", "T17", "--json"}))["T17"]
-              ["status"] == "pass");
+    CHECK(trap_results(testsupport::run_cli(
+              {"check-log", asked.log.string(), "--tripwires", "T17", "--json"}))["T17"]["status"] == "pass");
     // --kv-cache-dtype bfloat16 overrules the checkpoint: 16 bits, the usual pool.
     TrapSim wide(fp8.string(), {"--kv-cache-dtype", "bfloat16"});
     CHECK(wide.text().find("data type to store kv cache") == std::string::npos);
@@ -41,13 +41,13 @@ TEST_CASE("a plain model folder: 16-bit KV unless --kv-cache-dtype asks for FP8"
     CHECK(facts.realized.kv_cache_dtype == "auto");
     CHECK(facts.kv_pool_tokens == 2022 * 16);
     CHECK(s.text().find("data type to store kv cache") == std::string::npos);
-    CHECK(trap_results(testsupport::run_cli({"check-log", s.log.string(), "--tripwires", "T17", "--json"}))["T17"]
-              ["status"] == "pass");
+    CHECK(trap_results(testsupport::run_cli(
+              {"check-log", s.log.string(), "--tripwires", "T17", "--json"}))["T17"]["status"] == "pass");
     TrapSim e4m3(plain.string(), {"--kv-cache-dtype", "fp8_e4m3"});
     CHECK_THAT(e4m3.text(), Contains("Using fp8_e4m3 data type to store kv cache"));
     CHECK(parse::parse_boot_log(e4m3.text(), nullptr).kv_pool_tokens == 2 * 2022 * 16);
-    CHECK(trap_results(testsupport::run_cli({"check-log", e4m3.log.string(), "--tripwires", "T17", "--json"}))["T17"]
-              ["status"] == "pass");
+    CHECK(trap_results(testsupport::run_cli(
+              {"check-log", e4m3.log.string(), "--tripwires", "T17", "--json"}))["T17"]["status"] == "pass");
 }
 
 TEST_CASE("a model folder with a bad config.json fails the boot as transformers does", "[sim]") {
@@ -55,8 +55,9 @@ TEST_CASE("a model folder with a bad config.json fails the boot as transformers 
     const fs::path bad = trap_model(models.path, "bad", "{\"architectures\": [");
     TrapSim s(bad.string(), {}, false);
     CHECK(s.exit_status == 1);
-    CHECK_THAT(s.text(), Contains(fmt::format("OSError: It looks like the config file at '{}' is not a valid JSON file.",
-                                              (bad / "config.json").string())));
+    CHECK_THAT(s.text(),
+               Contains(fmt::format("OSError: It looks like the config file at '{}' is not a valid JSON file.",
+                                    (bad / "config.json").string())));
     CHECK(s.text().find("EngineCore") == std::string::npos);  // it never got that far
     auto r = trap_results(testsupport::run_cli({"check-log", s.log.string(), "--tripwires", "all", "--json"}));
     CHECK(r["T12"]["status"] == "fail");

@@ -55,8 +55,7 @@ TEST_CASE("support: an untagged test case that reaches REQUIRE_REFERENCE fails w
     CHECK(r.out.find(where + ", which is absent, but is not tagged [shared]") != std::string::npos);
 }
 
-TEST_CASE("support: a [shared] test case run by hand where the reference is absent fails, never passes",
-          "[support]") {
+TEST_CASE("support: a [shared] test case run by hand where the reference is absent fails, never passes", "[support]") {
     testsupport::TempDir tmp("support");
     auto r = run_probe("[support_probe_tagged]", tmp.path / "no-reference");
     INFO(r.out);

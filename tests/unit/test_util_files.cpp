@@ -13,9 +13,7 @@ using namespace inferlint;
 
 namespace {
 
-void put_file(const fs::path& path, const std::string& content) {
-    std::ofstream(path, std::ios::binary) << content;
-}
+void put_file(const fs::path& path, const std::string& content) { std::ofstream(path, std::ios::binary) << content; }
 
 // The one-line InputError that reading the file gives; it names the path.
 std::string read_error_of(const fs::path& path, AllowEmpty allow_empty = AllowEmpty::no,

@@ -123,8 +123,7 @@ bool send_text(int c, std::string_view text) {
 void wait_for_close(int c) {
     limit_reads(c);
     char buf[4096];
-    while (::recv(c, buf, sizeof buf, 0) > 0) {
-    }
+    while (::recv(c, buf, sizeof buf, 0) > 0) {}
 }
 
 bool ipv6_loopback_available() {
@@ -176,8 +175,11 @@ TEST_CASE("addresses that cannot be used are one-line errors naming them", "[htt
 TEST_CASE("invalid UTF-8 is replaced as Python's 'replace' does", "[http]") {
     CHECK(util::valid_utf8("plain") == "plain");
     CHECK(util::valid_utf8("caf\xc3\xa9") == "caf\xc3\xa9");
-    CHECK(util::valid_utf8("a\xff" "b") == "a\xEF\xBF\xBD" "b");
-    CHECK(util::valid_utf8("x\xe2\x82") == "x\xEF\xBF\xBD");          // truncated: one replacement
+    CHECK(util::valid_utf8("a\xff"
+                           "b") ==
+          "a\xEF\xBF\xBD"
+          "b");
+    CHECK(util::valid_utf8("x\xe2\x82") == "x\xEF\xBF\xBD");                            // truncated: one replacement
     CHECK(util::valid_utf8("\xed\xa0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
     CHECK(util::valid_utf8("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");
 }
@@ -234,7 +236,8 @@ TEST_CASE("a connection reset mid-body is an error, not a short body", "[http]")
     RawServer cut([](int c) {
         char buf[4096];
         [[maybe_unused]] auto n = ::recv(c, buf, sizeof buf, 0);
-        std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nvllm:num_requests";
+        std::string head =
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\nvllm:num_requests";
         [[maybe_unused]] auto w = ::send(c, head.data(), head.size(), MSG_NOSIGNAL);
     });
     util::HttpLimits limits;
@@ -284,8 +287,9 @@ TEST_CASE("a chunked body is decoded, extensions and trailers skipped, without w
 TEST_CASE("without Content-Length the body runs until the server closes", "[http]") {
     RawServer closing([](int c) {
         read_request(c);
-        send_text(c, "HTTP/1.0 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\n\r\n"
-                     "vllm:num_requests_running 3\n");
+        send_text(c,
+                  "HTTP/1.0 200 OK\r\ncontent-type: text/plain; version=0.0.4\r\n\r\n"
+                  "vllm:num_requests_running 3\n");
     });
     auto r = util::http_get(closing.url("/metrics"));
     CHECK(r.status == 200);
@@ -313,7 +317,7 @@ TEST_CASE("a server that does not speak HTTP is said so at once, naming the URL"
     const std::string_view starts[] = {
         "SSH-2.0-OpenSSH_9.6p1 Ubuntu-3ubuntu13\r\n",  // another protocol's banner
         "HTTP/1.1 OK\r\n\r\n",                         // a status line without a status
-        std::string_view("\x16\x03\x01\x00\x05", 5),  // TLS
+        std::string_view("\x16\x03\x01\x00\x05", 5),   // TLS
     };
     for (std::string_view start : starts) {
         RawServer odd([start](int c) {
@@ -349,8 +353,7 @@ TEST_CASE("a close before Content-Length is reached is an error, not a short bod
     util::HttpLimits limits;
     limits.read_s = 120;
     std::string what = error_of([&] { util::http_get(shortish.url("/metrics"), limits); });
-    CHECK(what ==
-          shortish.url("/metrics") + ": no answer within 120 s, or the connection was closed mid-answer");
+    CHECK(what == shortish.url("/metrics") + ": no answer within 120 s, or the connection was closed mid-answer");
 }
 
 TEST_CASE("a Content-Length over the cap is refused before reading the body", "[http]") {
@@ -382,8 +385,7 @@ TEST_CASE("a steady trickle is cut off at total_s", "[http]") {
     RawServer trickle([](int c) {
         read_request(c);
         send_text(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
-        for (int i = 0; i < 100 && send_text(c, "x"); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (int i = 0; i < 100 && send_text(c, "x"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     });
     util::HttpLimits limits;
     limits.read_s = 2;
@@ -417,9 +419,7 @@ TEST_CASE("IPv6 loopback: GET http://[::1]:port", "[http]") {
 
 TEST_CASE("localhost is tried on each of its addresses", "[http]") {
     HttpTestServer s;  // IPv4 only: if localhost is ::1 first, that address is refused and the next one tried
-    s.svr.Get("/ok", [](const httplib::Request&, httplib::Response& r) {
-        r.set_content("hello", "text/plain");
-    });
+    s.svr.Get("/ok", [](const httplib::Request&, httplib::Response& r) { r.set_content("hello", "text/plain"); });
     s.start();
     auto r = util::http_get("http://localhost:" + std::to_string(s.port) + "/ok");
     CHECK(r.status == 200);
@@ -530,8 +530,7 @@ TEST_CASE("a session keeps its connection between GETs until the server says clo
     CHECK(connection == "close");
 }
 
-TEST_CASE("a kept connection the server dropped is replaced, and the request it left unanswered goes again",
-          "[http]") {
+TEST_CASE("a kept connection the server dropped is replaced, and the request it left unanswered goes again", "[http]") {
     RawSequence server({
         [](int c) {
             read_request(c);

@@ -66,8 +66,8 @@ struct EnvGuard {
     EnvGuard(const EnvGuard&) = delete;
     EnvGuard& operator=(const EnvGuard&) = delete;
     explicit EnvGuard(std::initializer_list<std::pair<std::string, std::string>> vars) {
-        for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY",
-                                 "REQUEST_METHOD"}) {
+        for (const char* name :
+             {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "REQUEST_METHOD"}) {
             const char* v = std::getenv(name);
             saved[name] = v ? std::optional<std::string>(v) : std::nullopt;
             ::unsetenv(name);
@@ -82,8 +82,10 @@ struct EnvGuard {
     }
     ~EnvGuard() {
         for (const auto& [name, value] : saved) {
-            if (value) ::setenv(name.c_str(), value->c_str(), 1);
-            else ::unsetenv(name.c_str());
+            if (value)
+                ::setenv(name.c_str(), value->c_str(), 1);
+            else
+                ::unsetenv(name.c_str());
         }
     }
 };
@@ -118,7 +120,8 @@ std::string proxy_of(const std::string& url) {
 }  // namespace
 
 TEST_CASE("--header is 'Name: value'; malformed ones and the client's own are refused", "[http][badinput]") {
-    CHECK(util::parse_header("Authorization: Bearer abc") == std::pair<std::string, std::string>{"Authorization", "Bearer abc"});
+    CHECK(util::parse_header("Authorization: Bearer abc") ==
+          std::pair<std::string, std::string>{"Authorization", "Bearer abc"});
     CHECK(util::parse_header("X-Team:  infra ") == std::pair<std::string, std::string>{"X-Team", "infra"});
     CHECK(util::parse_header("X-Empty:") == std::pair<std::string, std::string>{"X-Empty", ""});
     CHECK(opts_error_of([] { util::parse_header("no colon"); }) == "--header 'no colon': expected 'Name: value'");
@@ -233,7 +236,8 @@ TEST_CASE("redirects are followed, bounded, and name where they led", "[http]") 
     s.svr.Get("/loop", [](const httplib::Request&, httplib::Response& r) { r.set_redirect("/loop", 302); });
     s.svr.Post("/moved", [](const httplib::Request&, httplib::Response& r) { r.set_redirect("/echo", 307); });
     s.svr.Post("/seeother", [](const httplib::Request&, httplib::Response& r) { r.set_redirect("/echo", 303); });
-    s.svr.Post("/echo", [](const httplib::Request& q, httplib::Response& r) { r.set_content(q.body, "application/json"); });
+    s.svr.Post("/echo",
+               [](const httplib::Request& q, httplib::Response& r) { r.set_content(q.body, "application/json"); });
     s.start();
     OptionsGuard g({.api_key = "sk-1"});
     auto r = util::http_get(s.url("/a"));
@@ -246,14 +250,18 @@ TEST_CASE("redirects are followed, bounded, and name where they led", "[http]") 
     // A redirect to a port nobody listens on names both URLs.
     const std::string gone = "http://127.0.0.1:" + std::to_string(opts_dead_port()) + "/metrics";
     s.svr.Get("/togone", [gone](const httplib::Request&, httplib::Response& res) { res.set_redirect(gone, 302); });
-    CHECK(opts_error_of([&] { util::http_get(s.url("/togone")); })
-              .starts_with("cannot connect to " + gone + ": nothing answers there"));
-    CHECK(opts_error_of([&] { util::http_get(s.url("/togone")); }).ends_with("(redirected from " + s.url("/togone") + ")"));
+    CHECK(opts_error_of([&] {
+              util::http_get(s.url("/togone"));
+          }).starts_with("cannot connect to " + gone + ": nothing answers there"));
+    CHECK(opts_error_of([&] {
+              util::http_get(s.url("/togone"));
+          }).ends_with("(redirected from " + s.url("/togone") + ")"));
 }
 
 TEST_CASE("a redirect to another host does not take the Authorization along", "[http]") {
     OptsTestServer other;
-    other.svr.Get(R"(/.*)", [](const httplib::Request&, httplib::Response& r) { r.set_content("there", "text/plain"); });
+    other.svr.Get(R"(/.*)",
+                  [](const httplib::Request&, httplib::Response& r) { r.set_content("there", "text/plain"); });
     other.start();
     OptsTestServer s;
     const std::string target = "http://localhost:" + std::to_string(other.port) + "/v1/models";

@@ -121,8 +121,7 @@ TEST_CASE("spawn_process: extra_env adds a variable and replaces one the caller 
     CHECK(out == "INFERLINT_TEST_ADDED=42\nINFERLINT_TEST_REPLACED=new\n");
 }
 
-TEST_CASE("spawn_process: a missing or non-executable program is an error, never a child exiting 127",
-          "[process]") {
+TEST_CASE("spawn_process: a missing or non-executable program is an error, never a child exiting 127", "[process]") {
     auto missing = util::spawn_process({"inferlint-no-such-program-here"}, {});
     CHECK_FALSE(missing.started());
     CHECK(missing.error == "inferlint-no-such-program-here: not found on PATH");

@@ -20,7 +20,8 @@ void (*handler_of(int sig))(int) {
 }  // namespace
 
 TEST_CASE("SignalGuard: a signal is recorded, not acted on, and the old handler comes back", "[signals]") {
-    struct sigaction mine {}, before {};
+    struct sigaction mine {
+    }, before{};
     mine.sa_handler = signals_test_handler;
     sigemptyset(&mine.sa_mask);
     sigaction(SIGTERM, &mine, &before);

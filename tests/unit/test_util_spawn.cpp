@@ -69,7 +69,8 @@ TEST_CASE("spawn_process: extra_env replaces a variable, and output goes to the 
     CHECK(drain_spawned(child) == "INFERLINT_SPAWN_TEST=new\nerr\n");
 }
 
-TEST_CASE("a parent ignoring SIGPIPE: spawn_process's child gets it back, run_command's keeps ignoring", "[subprocess]") {
+TEST_CASE("a parent ignoring SIGPIPE: spawn_process's child gets it back, run_command's keeps ignoring",
+          "[subprocess]") {
     util::SignalGuard guard({}, util::BrokenPipe::ignore);
     auto spawned = util::spawn_process({"cat", "/proc/self/status"}, {.output = util::OutputTo::pipe});
     REQUIRE(spawned.started());

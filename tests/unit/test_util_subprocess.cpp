@@ -33,8 +33,10 @@ struct ScopedPath {
         ::setenv("PATH", value.c_str(), 1);
     }
     ~ScopedPath() {
-        if (had) ::setenv("PATH", saved.c_str(), 1);
-        else ::unsetenv("PATH");
+        if (had)
+            ::setenv("PATH", saved.c_str(), 1);
+        else
+            ::unsetenv("PATH");
     }
 };
 
@@ -123,7 +125,7 @@ TEST_CASE("find_program searches PATH in order, taking only executable files", "
     testsupport::TempDir tmp("subprocess");
     fs::create_directories(tmp.path / "a");
     fs::create_directories(tmp.path / "b");
-    fs::create_directories(tmp.path / "c" / "tool");  // a folder by that name is no program
+    fs::create_directories(tmp.path / "c" / "tool");            // a folder by that name is no program
     subprocess_script(tmp.path / "a", "tool", "echo a", 0644);  // not executable: passed over
     const fs::path b = subprocess_script(tmp.path / "b", "tool", "echo b", 0755);
     {

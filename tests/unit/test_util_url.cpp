@@ -44,10 +44,10 @@ TEST_CASE("url: an address without a port is port 80", "[url]") {
 }
 
 TEST_CASE("url: the endpoints users paste are dropped, so the server is what is named", "[url]") {
-    for (const char* text : {"http://h:8000/metrics", "http://h:8000/v1", "http://h:8000/v1/models",
-                             "http://h:8000/v1/completions", "http://h:8000/health", "http://h:8000/version",
-                             "http://h:8000/prometheus/metrics", "http://h:8000/metrics/", "http://h:8000/metrics?x=1",
-                             "http://h:8000/#top"}) {
+    for (const char* text :
+         {"http://h:8000/metrics", "http://h:8000/v1", "http://h:8000/v1/models", "http://h:8000/v1/completions",
+          "http://h:8000/health", "http://h:8000/version", "http://h:8000/prometheus/metrics", "http://h:8000/metrics/",
+          "http://h:8000/metrics?x=1", "http://h:8000/#top"}) {
         INFO(text);
         CHECK(normalise_base_url(text) == "http://h:8000");
     }

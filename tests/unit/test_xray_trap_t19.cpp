@@ -29,8 +29,10 @@ Json t19_pick(const Json& list, const std::string& id) {
 struct T19Env {
     explicit T19Env(const fs::path& smi, const std::string& tenant) {
         ::setenv("INFERLINT_NVIDIA_SMI", smi.c_str(), 1);
-        if (tenant.empty()) ::unsetenv("INFERLINT_SIM_GPU_TENANT");
-        else ::setenv("INFERLINT_SIM_GPU_TENANT", tenant.c_str(), 1);
+        if (tenant.empty())
+            ::unsetenv("INFERLINT_SIM_GPU_TENANT");
+        else
+            ::setenv("INFERLINT_SIM_GPU_TENANT", tenant.c_str(), 1);
     }
     ~T19Env() {
         ::unsetenv("INFERLINT_NVIDIA_SMI");
@@ -51,7 +53,8 @@ T19Run t19_xray(const Sandbox& sb, const std::string& tenant) {
     INFO(run.ran.text());
     REQUIRE(fs::is_regular_file(sb.out() / "gpu.jsonl"));
     run.xray = t19_pick(run.ran.results["results"], "T19");
-    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"}, "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
+    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"},
+                                    "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
     INFO(rep.err);
     run.report = t19_pick(Json::parse(rep.out), "T19");
     require_all_gone(sb.out() / "boot.log");
@@ -102,8 +105,8 @@ TEST_CASE("xray: no nvidia-smi on the machine, no GPU recording and no T19", "[s
 }
 
 TEST_CASE("xray: an nvidia-smi that prints garbage or hangs gives T19 Can't tell, never a pass", "[sim][xray][T19]") {
-    for (const std::string body : {"echo 'NVIDIA-SMI has failed because it could not communicate with the driver'",
-                                   "exec sleep 60"}) {
+    for (const std::string body :
+         {"echo 'NVIDIA-SMI has failed because it could not communicate with the driver'", "exec sleep 60"}) {
         Sandbox sb("t19-bad-smi");
         const fs::path smi = sb.dir / "nvidia-smi";
         util::write_file(smi, "#!/bin/sh\n" + body + "\n");

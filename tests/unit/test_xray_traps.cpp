@@ -15,8 +15,8 @@ namespace xraytraps {
 struct TrapRun {
     int rc = -1;
     std::string out;
-    std::map<std::string, Json> xray;    // results.json: the last verdict per tripwire
-    std::map<std::string, Json> report;  // `report RUN --json` on the run folder
+    std::map<std::string, Json> xray;                      // results.json: the last verdict per tripwire
+    std::map<std::string, Json> report;                    // `report RUN --json` on the run folder
     std::string line(const std::string& tripwire) const {  // the terminal's verdict line
         std::istringstream in(out);
         const std::string tag = fmt::format("[{:>3}] ", tripwire);
@@ -45,8 +45,7 @@ TrapRun trap_xray(const Sandbox& sb, const std::string& model, const std::string
     const std::string serve =
         fmt::format("{} serve {} --port {} --sim-boot-s 0.05 --sim-log-interval-s 0.5 --sim-time-scale 20 {}",
                     util::shell_join({sb.vllm()}), util::shell_join({model}), port, serve_extra);
-    std::vector<std::string> args = {"xray", "-o", sb.out().string(), "--interval", "0.05",
-                                     "--serve", serve, "--"};
+    std::vector<std::string> args = {"xray", "-o", sb.out().string(), "--interval", "0.05", "--serve", serve, "--"};
     for (const auto& a : bench_cmd(sb, port, 8, 4, 64, 96, model)) args.push_back(a);
     args.insert(args.end(), load_extra.begin(), load_extra.end());
     const std::string env = "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES INFERLINT_NVIDIA_SMI=" +
@@ -110,8 +109,9 @@ TEST_CASE("xray traps: T16 passes unique prompts and fails a harness that repeat
     INFO(same.out);
     CHECK(same.xray.at("T16")["status"] == "fail");
     CHECK(same.xray.at("T16")["evidence"]["hit_tokens"] == 8 * 48.0);
-    CHECK_THAT(same.line("T16"), Contains("[T16] TRIPWIRE-FAILED  384 of 576 prompt tokens came from the prefix cache "
-                                          "(66.7%) although the prompts were meant to be unique (--dataset-name random)"));
+    CHECK_THAT(same.line("T16"),
+               Contains("[T16] TRIPWIRE-FAILED  384 of 576 prompt tokens came from the prefix cache "
+                        "(66.7%) although the prompts were meant to be unique (--dataset-name random)"));
     CHECK(same.rc == 1);
     // report on the folder reads xray's live record: the same reason as xray gave.
     CHECK(same.report.at("T16")["status"] == "fail");
@@ -124,14 +124,13 @@ TEST_CASE("xray traps: T16 passes unique prompts and fails a harness that repeat
           "dataset_name='random' in load.log");
     // Without that line either, report cannot tell the prompts were meant to be unique: a warning.
     const fs::path log = same_sb.out() / "load.log";
-    util::write_file(log, testsupport::each_line(util::read_file(log),
-                                                 [](std::string& l) { return !l.starts_with("Namespace("); }));
+    util::write_file(
+        log, testsupport::each_line(util::read_file(log), [](std::string& l) { return !l.starts_with("Namespace("); }));
     auto rep = testsupport::run_cli({"report", same_sb.out().string(), "--tripwires", "T16", "--json"});
     CHECK(trap_by_tripwire(Json::parse(rep.out)).at("T16")["status"] == "warn");
 }
 
-TEST_CASE("xray traps: with the dataset left to the client's default, xray reads it from load.log",
-          "[sim][xray]") {
+TEST_CASE("xray traps: with the dataset left to the client's default, xray reads it from load.log", "[sim][xray]") {
     Sandbox sb("trap-t16-default");
     TrapRun r = trap_xray(sb, kModel, "", {"--sim-same-prompt"});
     INFO(r.out);
@@ -142,8 +141,9 @@ TEST_CASE("xray traps: with the dataset left to the client's default, xray reads
 
 TEST_CASE("xray traps: T18 passes a client counting tokens and fails one counting chunks under spec decoding",
           "[sim][xray]") {
-    const std::string spec = "--speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}' "
-                             "--sim-seed 11";
+    const std::string spec =
+        "--speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}' "
+        "--sim-seed 11";
     Sandbox tokens_sb("trap-t18-tokens");
     TrapRun tokens = trap_xray(tokens_sb, kModel, spec, {"--dataset-name", "random"});
     INFO(tokens.out);
@@ -171,8 +171,9 @@ TEST_CASE("xray traps: T18 passes a client counting tokens and fails one countin
 
 TEST_CASE("xray traps: T18 fails a chunk-counting client whichever load tool's file it writes",
           "[sim][xray][loadresult]") {
-    const std::string spec = "--speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}' "
-                             "--sim-seed 11";
+    const std::string spec =
+        "--speculative-config '{\"method\": \"ngram\", \"num_speculative_tokens\": 3}' "
+        "--sim-seed 11";
     for (const char* format : {"guidellm", "aiperf", "inference-perf", "llmperf", "inferlint-load"}) {
         DYNAMIC_SECTION(format) {
             Sandbox sb(std::string("trap-t18-") + format);

@@ -73,13 +73,14 @@ struct Sandbox {
 };
 
 // The simulator's server command: quoted, on a free port, booting fast.
-inline std::string serve_cmd(const Sandbox& sb, int port, const std::string& extra, const std::string& boot_s = "0.05") {
+inline std::string serve_cmd(const Sandbox& sb, int port, const std::string& extra,
+                             const std::string& boot_s = "0.05") {
     return fmt::format("{} serve {} --port {} --sim-boot-s {} --sim-log-interval-s 0.5 {}",
                        util::shell_join({sb.vllm()}), kModel, port, boot_s, extra);
 }
 
-inline std::vector<std::string> bench_cmd(const Sandbox& sb, int port, int prompts, int concurrency, int in_len, int out_len,
-                                   const std::string& model = kModel) {
+inline std::vector<std::string> bench_cmd(const Sandbox& sb, int port, int prompts, int concurrency, int in_len,
+                                          int out_len, const std::string& model = kModel) {
     return {sb.vllm(),
             "bench",
             "serve",
@@ -180,6 +181,5 @@ struct LateSignal {
         if (t.joinable()) t.join();
     }
 };
-
 
 }  // namespace xraytest

@@ -11,7 +11,7 @@
 namespace sim {
 
 struct Option {
-    std::string key;  // "max_num_seqs": dashes folded to underscores, without the "--"
+    std::string key;                   // "max_num_seqs": dashes folded to underscores, without the "--"
     std::optional<std::string> value;  // nullopt: a flag
 };
 

@@ -39,8 +39,8 @@ struct Outcome {
 struct LoadShape {
     int input_len = 1024, output_len = 128, prefix_len = 0;
     bool ignore_eos = false;
-    std::uint64_t seed = 0;    // --seed, as vLLM's random dataset (0 by default)
-    bool same_prompt = false;  // --sim-same-prompt: request 0's prompt on every call (a broken harness)
+    std::uint64_t seed = 0;     // --seed, as vLLM's random dataset (0 by default)
+    bool same_prompt = false;   // --sim-same-prompt: request 0's prompt on every call (a broken harness)
     bool count_chunks = false;  // --sim-count-chunks: one token per stream chunk (a broken harness)
 };
 
@@ -88,8 +88,12 @@ Target target_of(const Args& a) {
 Outcome run_one(const Target& t, const std::string& served, const LoadShape& shape, long long index) {
     Outcome o;
     const std::string prompt = random_prompt(shape, shape.same_prompt ? 0 : index);
-    nlohmann::json body{{"model", served},         {"prompt", prompt},         {"max_tokens", shape.output_len},
-                        {"temperature", 0.0},      {"stream", true},           {"ignore_eos", shape.ignore_eos},
+    nlohmann::json body{{"model", served},
+                        {"prompt", prompt},
+                        {"max_tokens", shape.output_len},
+                        {"temperature", 0.0},
+                        {"stream", true},
+                        {"ignore_eos", shape.ignore_eos},
                         {"stream_options", {{"include_usage", true}}}};
     httplib::Client cli(t.host, t.port);
     cli.set_connection_timeout(10);
@@ -124,8 +128,10 @@ Outcome run_one(const Target& t, const std::string& served, const LoadShape& sha
             if (ch == doc.end() || !ch->is_array() || ch->empty()) continue;
             if ((*ch)[0].value("text", std::string()).empty()) continue;
             double now = mono_s();
-            if (chunks == 0) o.ttft = now - o.start;
-            else o.itl.push_back(now - last);
+            if (chunks == 0)
+                o.ttft = now - o.start;
+            else
+                o.itl.push_back(now - last);
             o.token_times.push_back(now);
             last = now;
             ++chunks;
@@ -147,7 +153,9 @@ Outcome run_one(const Target& t, const std::string& served, const LoadShape& sha
     return o;
 }
 
-double mean(const std::vector<double>& v) { return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+double mean(const std::vector<double>& v) {
+    return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
 double stdev(const std::vector<double>& v) {
     if (v.empty()) return 0;
     double m = mean(v), acc = 0;
@@ -175,8 +183,9 @@ RunSummary summary_of(const std::vector<Outcome>& outcomes, const LoadShape& sha
     r.duration_s = duration;
     r.count_chunks = shape.count_chunks;
     for (const auto& o : outcomes) {
-        RequestSummary q{o.ok, o.start, o.ttft, o.latency, o.output_tokens, static_cast<long long>(o.token_times.size()),
-                         o.itl, o.error};
+        RequestSummary q{o.ok,      o.start,         o.ttft,
+                         o.latency, o.output_tokens, static_cast<long long>(o.token_times.size()),
+                         o.itl,     o.error};
         r.requests.push_back(q);
         if (!o.ok) continue;
         ++r.completed;
@@ -195,9 +204,10 @@ RunSummary summary_of(const std::vector<Outcome>& outcomes, const LoadShape& sha
 int save_as(const std::string& format, const Args& a, const RunSummary& run) {
     auto doc = result_as(format, run);
     if (!doc)
-        usage_error(fmt::format("argument --sim-result-format: '{}' is not one of vllm, guidellm, aiperf, genai-perf, "
-                                "inference-perf, llmperf, inferlint-load",
-                                format));
+        usage_error(
+            fmt::format("argument --sim-result-format: '{}' is not one of vllm, guidellm, aiperf, genai-perf, "
+                        "inference-perf, llmperf, inferlint-load",
+                        format));
     std::filesystem::path dir = a.str("result_dir", ".");
     std::string name = a.str("result_filename", default_result_name(format));
     std::error_code ec;
@@ -231,16 +241,18 @@ int bench_main(const Args& a) {
     shape.count_chunks = a.flag("sim_count_chunks");
     const int in_len = shape.input_len + shape.prefix_len;
     const std::string dataset = a.str("dataset_name", "random");
-    if (dataset != "random") usage_error(fmt::format("the simulator's client has the random dataset only, not '{}'", dataset));
+    if (dataset != "random")
+        usage_error(fmt::format("the simulator's client has the random dataset only, not '{}'", dataset));
     if (n < 1 || conc < 1 || shape.input_len < 1 || shape.output_len < 1 || shape.prefix_len < 0)
         usage_error("counts and lengths must be positive");
 
-    std::printf("Namespace(backend='vllm', base_url=%s, host='%s', port=%d, endpoint='%s', dataset_name='%s', "
-                "max_concurrency=%d, model='%s', num_prompts=%d, request_rate=inf, seed=%d, random_input_len=%d, "
-                "random_output_len=%d, random_prefix_len=%d, ignore_eos=%s)\n",
-                a.find("base_url") ? ("'" + a.str("base_url", "") + "'").c_str() : "None", t.host.c_str(), t.port,
-                t.path.c_str(), dataset.c_str(), conc, t.model.c_str(), n, a.integer("seed", 0), shape.input_len,
-                shape.output_len, shape.prefix_len, shape.ignore_eos ? "True" : "False");
+    std::printf(
+        "Namespace(backend='vllm', base_url=%s, host='%s', port=%d, endpoint='%s', dataset_name='%s', "
+        "max_concurrency=%d, model='%s', num_prompts=%d, request_rate=inf, seed=%d, random_input_len=%d, "
+        "random_output_len=%d, random_prefix_len=%d, ignore_eos=%s)\n",
+        a.find("base_url") ? ("'" + a.str("base_url", "") + "'").c_str() : "None", t.host.c_str(), t.port,
+        t.path.c_str(), dataset.c_str(), conc, t.model.c_str(), n, a.integer("seed", 0), shape.input_len,
+        shape.output_len, shape.prefix_len, shape.ignore_eos ? "True" : "False");
     std::printf("Starting initial single prompt test run...\n");
     std::fflush(stdout);
     // vLLM's test run sends request 0's prompt (and 0.30 sends none by default); the
@@ -270,8 +282,7 @@ int bench_main(const Args& a) {
                 for (int i = next++; i < n; i = next++) {
                     int now = ++in_flight;
                     int seen = peak_in_flight.load();
-                    while (now > seen && !peak_in_flight.compare_exchange_weak(seen, now)) {
-                    }
+                    while (now > seen && !peak_in_flight.compare_exchange_weak(seen, now)) {}
                     outcomes[static_cast<std::size_t>(i)] = run_one(t, served, shape, i);
                     --in_flight;
                 }
@@ -370,7 +381,8 @@ int bench_main(const Args& a) {
         }
         std::string base = t.model.substr(t.model.find_last_of('/') + 1);
         std::filesystem::path dir = a.str("result_dir", ".");
-        std::string name = a.str("result_filename", fmt::format("vllm-infqps-concurrency{}-{}-{}.json", conc, base, date));
+        std::string name =
+            a.str("result_filename", fmt::format("vllm-infqps-concurrency{}-{}-{}.json", conc, base, date));
         std::error_code ec;
         std::filesystem::create_directories(dir, ec);
         std::ofstream f(dir / name);

@@ -34,14 +34,16 @@ std::vector<double> scaled(const std::vector<double>& v, double k) {
 ordered_json guidellm(const RunSummary& r) {
     auto dist = [](const std::vector<double>& v) {
         return ordered_json{{"successful",
-                             {{"mean", mean_of(v)}, {"median", pct(v, 50)}, {"max", pct(v, 100)},
+                             {{"mean", mean_of(v)},
+                              {"median", pct(v, 50)},
+                              {"max", pct(v, 100)},
                               {"percentiles", {{"p90", pct(v, 90)}, {"p95", pct(v, 95)}, {"p99", pct(v, 99)}}}}}};
     };
     ordered_json cfg{{"strategy", {{"type_", "concurrent"}, {"streams", r.concurrency}}}};
     if (!r.count_chunks) cfg["prefer_response_metrics"] = true;
     ordered_json m;
-    m["request_totals"] = {{"successful", r.completed}, {"errored", r.failed}, {"incomplete", 0},
-                           {"total", r.completed + r.failed}};
+    m["request_totals"] = {
+        {"successful", r.completed}, {"errored", r.failed}, {"incomplete", 0}, {"total", r.completed + r.failed}};
     m["output_token_count"] = {{"successful", {{"total_sum", r.output_tokens}}}};
     m["prompt_token_count"] = {{"successful", {{"total_sum", r.input_tokens}}}};
     m["request_streaming_iterations_count"] = {{"successful", {{"total_sum", r.chunks}}}};
@@ -53,7 +55,7 @@ ordered_json guidellm(const RunSummary& r) {
 }
 
 ordered_json aiperf_metric(const char* unit, const std::vector<double>& v) {
-    return {{"unit", unit}, {"avg", mean_of(v)}, {"p50", pct(v, 50)}, {"p90", pct(v, 90)},
+    return {{"unit", unit},      {"avg", mean_of(v)}, {"p50", pct(v, 50)}, {"p90", pct(v, 90)},
             {"p95", pct(v, 95)}, {"p99", pct(v, 99)}, {"max", pct(v, 100)}};
 }
 
@@ -96,12 +98,14 @@ ordered_json inference_perf(const RunSummary& r) {
             times.push_back(t);
             for (double gap : q.itl_s) times.push_back(t += gap);
         }
-        list.push_back({{"start_time", q.start_s},
-                        {"end_time", q.start_s + q.latency_s},
-                        {"request", ""},
-                        {"response", ""},
-                        {"info", {{"input_tokens", r.input_len}, {"output_tokens", q.output_tokens}, {"output_token_times", times}}},
-                        {"error", q.ok ? ordered_json(nullptr) : ordered_json(q.error)}});
+        list.push_back(
+            {{"start_time", q.start_s},
+             {"end_time", q.start_s + q.latency_s},
+             {"request", ""},
+             {"response", ""},
+             {"info",
+              {{"input_tokens", r.input_len}, {"output_tokens", q.output_tokens}, {"output_token_times", times}}},
+             {"error", q.ok ? ordered_json(nullptr) : ordered_json(q.error)}});
     }
     return list;
 }
@@ -110,13 +114,14 @@ ordered_json inference_perf(const RunSummary& r) {
 ordered_json llmperf(const RunSummary& r) {
     ordered_json list = ordered_json::array();
     for (const auto& q : r.requests)
-        list.push_back({{"error_code", q.ok ? ordered_json(nullptr) : ordered_json(500)},
-                        {"error_msg", q.ok ? "" : q.error},
-                        {"inter_token_latency_s", q.output_tokens ? q.latency_s / static_cast<double>(q.output_tokens) : 0.0},
-                        {"ttft_s", q.ttft_s},
-                        {"end_to_end_latency_s", q.latency_s},
-                        {"number_input_tokens", r.input_len},
-                        {"number_output_tokens", q.output_tokens}});
+        list.push_back(
+            {{"error_code", q.ok ? ordered_json(nullptr) : ordered_json(500)},
+             {"error_msg", q.ok ? "" : q.error},
+             {"inter_token_latency_s", q.output_tokens ? q.latency_s / static_cast<double>(q.output_tokens) : 0.0},
+             {"ttft_s", q.ttft_s},
+             {"end_to_end_latency_s", q.latency_s},
+             {"number_input_tokens", r.input_len},
+             {"number_output_tokens", q.output_tokens}});
     return list;
 }
 
@@ -124,18 +129,19 @@ ordered_json inferlint_load(const RunSummary& r) {
     auto stats = [](const std::vector<double>& v) {
         return ordered_json{{"mean", mean_of(v)}, {"p50", pct(v, 50)}, {"p99", pct(v, 99)}};
     };
-    ordered_json d{{"schema", "inferlint.load/1"},
-                   {"tool", "inferlint-sim"},
-                   {"completed", r.completed},
-                   {"failed", r.failed},
-                   {"input_tokens", r.input_tokens},
-                   {"output_tokens", r.output_tokens},
-                   {"output_tokens_counted_by", r.count_chunks ? "stream_chunks" : "server_usage"},
-                   {"stream_chunks", r.chunks},
-                   {"concurrency", r.concurrency},
-                   {"duration_s", r.duration_s},
-                   {"latency_ms", {{"ttft", stats(r.ttft_ms)}, {"tpot", stats(r.tpot_ms)}, {"itl", stats(r.itl_ms)},
-                                   {"e2e", stats(r.e2e_ms)}}}};
+    ordered_json d{
+        {"schema", "inferlint.load/1"},
+        {"tool", "inferlint-sim"},
+        {"completed", r.completed},
+        {"failed", r.failed},
+        {"input_tokens", r.input_tokens},
+        {"output_tokens", r.output_tokens},
+        {"output_tokens_counted_by", r.count_chunks ? "stream_chunks" : "server_usage"},
+        {"stream_chunks", r.chunks},
+        {"concurrency", r.concurrency},
+        {"duration_s", r.duration_s},
+        {"latency_ms",
+         {{"ttft", stats(r.ttft_ms)}, {"tpot", stats(r.tpot_ms)}, {"itl", stats(r.itl_ms)}, {"e2e", stats(r.e2e_ms)}}}};
     return d;
 }
 

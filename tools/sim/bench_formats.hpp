@@ -24,7 +24,7 @@ struct RunSummary {
     int completed = 0, failed = 0;
     long long input_tokens = 0, output_tokens = 0, chunks = 0;
     double duration_s = 0;
-    bool count_chunks = false;       // the client counted one token per chunk (the trap)
+    bool count_chunks = false;  // the client counted one token per chunk (the trap)
     std::vector<double> ttft_ms, tpot_ms, itl_ms, e2e_ms;
     std::vector<RequestSummary> requests;
 };

@@ -54,7 +54,8 @@ std::string py_repr(const nlohmann::ordered_json& v) {
 bool is_int(const std::string& v) {
     if (v.empty()) return false;
     std::size_t i = v[0] == '-' ? 1 : 0;
-    return i < v.size() && std::all_of(v.begin() + static_cast<long>(i), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return i < v.size() &&
+           std::all_of(v.begin() + static_cast<long>(i), v.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool is_float(const std::string& v) {
@@ -177,7 +178,8 @@ void read_noise(const Args& a, ServeConfig& c) {
         const std::string& t = *seed->value;
         char* end = nullptr;
         c.seed = std::strtoull(t.c_str(), &end, 10);
-        if (t.empty() || *end != '\0' || t[0] == '-') usage_error(fmt::format("argument --sim-seed: invalid int value: '{}'", t));
+        if (t.empty() || *end != '\0' || t[0] == '-')
+            usage_error(fmt::format("argument --sim-seed: invalid int value: '{}'", t));
     } else {
         c.seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
     }

@@ -18,11 +18,11 @@ namespace {
 const double kTokenBounds[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000};
 const double kIterationBounds[] = {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
 const double kNBounds[] = {1, 2, 5, 10, 20};
-const double kTtftBounds[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25, 0.5,   0.75,
+const double kTtftBounds[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
                               1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0};
 const double kItlBounds[] = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,  0.3,  0.4, 0.5,
                              0.75, 1.0,   2.5,  5.0,   7.5, 10.0, 20.0, 40.0, 80.0};
-const double kPhaseBounds[] = {0.3,  0.5,  0.8,  1.0,  1.5,  2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
+const double kPhaseBounds[] = {0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
                                30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
 const double kPreemptionBounds[] = {1, 2, 3, 4, 5, 10, 20};
 
@@ -109,13 +109,9 @@ void Histogram::observe(double v) {
     ++count;
 }
 
-double mono_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double mono_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-double wall_s() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double wall_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 Shared* create_shared(const EngineConfig& cfg, double created_wall) {
     void* mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -183,7 +179,8 @@ PromptBlocks prompt_blocks(const std::vector<std::uint64_t>& tokens, int block_s
     return p;
 }
 
-CoreState::CoreState(const EngineConfig& cfg) : pool(cfg.num_blocks - 1, cfg.prefix_caching, kMaxSlots), rng(cfg.seed) {}
+CoreState::CoreState(const EngineConfig& cfg)
+    : pool(cfg.num_blocks - 1, cfg.prefix_caching, kMaxSlots), rng(cfg.seed) {}
 
 Admit submit(Shared& s, const PromptBlocks& prompt, int max_tokens, double now, int* slot) {
     if (prompt.tokens + max_tokens > s.cfg.max_model_len) return Admit::too_long;
@@ -389,9 +386,9 @@ std::string state_json(const Shared& s) {
         s.cfg.num_blocks, s.usable_blocks(), s.cfg.block_size, s.cfg.max_num_seqs, s.n_running, s.n_waiting,
         s.used_blocks, s.peak_running, s.peak_used_blocks, s.preemptions, s.prompt_tokens, s.generation_tokens,
         s.success_length, s.success_abort, s.steps, s.core_dead ? "true" : "false", s.core_pid,
-        s.cfg.prefix_caching ? "true" : "false", s.prefix_queries, s.prefix_hits, s.preempted_queries,
-        s.preempted_hits, s.cached_blocks, s.cfg.kv_cache_dtype, s.cfg.spec_tokens, s.spec_drafts,
-        s.spec_draft_tokens, s.spec_accepted, per_pos, s.cfg.seed, s.cfg.speed_factor);
+        s.cfg.prefix_caching ? "true" : "false", s.prefix_queries, s.prefix_hits, s.preempted_queries, s.preempted_hits,
+        s.cached_blocks, s.cfg.kv_cache_dtype, s.cfg.spec_tokens, s.spec_drafts, s.spec_draft_tokens, s.spec_accepted,
+        per_pos, s.cfg.seed, s.cfg.speed_factor);
 }
 
 }  // namespace sim

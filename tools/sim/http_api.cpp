@@ -70,12 +70,18 @@ const char* status_class(int status) {
 
 const char* reason(int status) {
     switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "";
+        case 200:
+            return "OK";
+        case 400:
+            return "Bad Request";
+        case 404:
+            return "Not Found";
+        case 500:
+            return "Internal Server Error";
+        case 503:
+            return "Service Unavailable";
+        default:
+            return "";
     }
 }
 
@@ -95,10 +101,17 @@ struct HttpApi::Impl {
     Impl(const ServeConfig& c, Shared& s, int p, double w) : cfg(c), sh(s), pid(p), start_wall(w) {}
 
     json chunk(const std::string& id, long long created, const std::string& text, const char* finish) const {
-        json choice{{"index", 0}, {"text", text}, {"logprobs", nullptr},
-                    {"finish_reason", finish ? json(finish) : json(nullptr)}, {"stop_reason", nullptr}};
-        return json{{"id", id}, {"object", "text_completion"}, {"created", created}, {"model", cfg.served_name},
-                    {"choices", json::array({choice})}, {"usage", nullptr}};
+        json choice{{"index", 0},
+                    {"text", text},
+                    {"logprobs", nullptr},
+                    {"finish_reason", finish ? json(finish) : json(nullptr)},
+                    {"stop_reason", nullptr}};
+        return json{{"id", id},
+                    {"object", "text_completion"},
+                    {"created", created},
+                    {"model", cfg.served_name},
+                    {"choices", json::array({choice})},
+                    {"usage", nullptr}};
     }
 
     void completions(const httplib::Request& req, httplib::Response& res) {
@@ -114,7 +127,8 @@ struct HttpApi::Impl {
         const PromptBlocks blocks = prompt_blocks(*ids, cfg.block_size);
         const int prompt = blocks.tokens;
         int max_tokens = body.value("max_tokens", 16);
-        if (max_tokens < 1) return send_json(res, 400, error_doc(400, "BadRequestError", "max_tokens must be at least 1"));
+        if (max_tokens < 1)
+            return send_json(res, 400, error_doc(400, "BadRequestError", "max_tokens must be at least 1"));
         const bool stream = body.value("stream", false);
         bool include_usage = false;
         if (auto so = body.find("stream_options"); so != body.end() && so->is_object())
@@ -124,9 +138,10 @@ struct HttpApi::Impl {
         {
             Lock l(sh);
             if (sh.core_dead)
-                return send_json(res, 500, error_doc(500, "InternalServerError",
-                                                     "EngineCore encountered an issue. See stack trace (above) for "
-                                                     "the root cause."));
+                return send_json(res, 500,
+                                 error_doc(500, "InternalServerError",
+                                           "EngineCore encountered an issue. See stack trace (above) for "
+                                           "the root cause."));
             ++sh.completions_seen;
             if (sh.cfg.crash_on_request > 0 && sh.completions_seen == sh.cfg.crash_on_request) {
                 sh.crash_now = true;
@@ -142,8 +157,9 @@ struct HttpApi::Impl {
                                           "length of the messages or completion.",
                                           cfg.max_model_len, prompt + max_tokens, prompt, max_tokens)));
             if (a == Admit::queue_full)
-                return send_json(res, 503, error_doc(503, "ServiceUnavailableError",
-                                                     "The server is overloaded: too many requests are waiting."));
+                return send_json(res, 503,
+                                 error_doc(503, "ServiceUnavailableError",
+                                           "The server is overloaded: too many requests are waiting."));
         }
         const std::string id = fmt::format("cmpl-sim{:08x}", static_cast<unsigned>(slot * 7919 + pid));
         const auto created = static_cast<long long>(wall_s());
@@ -154,16 +170,18 @@ struct HttpApi::Impl {
             Slot& r = sh.slots[slot];
             if (r.state == SlotState::done) {
                 json doc = chunk(id, created, text_of(0, r.generated), "length");
-                doc["usage"] = {{"prompt_tokens", prompt}, {"total_tokens", prompt + r.generated},
+                doc["usage"] = {{"prompt_tokens", prompt},
+                                {"total_tokens", prompt + r.generated},
                                 {"completion_tokens", r.generated}};
                 release(sh, slot, mono_s());
                 return send_json(res, 200, doc);
             }
             if (sh.core_dead) {
                 release(sh, slot, mono_s());
-                return send_json(res, 500, error_doc(500, "InternalServerError",
-                                                     "EngineCore encountered an issue. See stack trace (above) for "
-                                                     "the root cause."));
+                return send_json(res, 500,
+                                 error_doc(500, "InternalServerError",
+                                           "EngineCore encountered an issue. See stack trace (above) for "
+                                           "the root cause."));
             }
             wait_for(sh, sh.progress, 0.1);
         }
@@ -213,7 +231,8 @@ struct HttpApi::Impl {
                     if (include_usage) {
                         json u = chunk(id, created, "", nullptr);
                         u["choices"] = json::array();
-                        u["usage"] = {{"prompt_tokens", prompt}, {"total_tokens", prompt + generated},
+                        u["usage"] = {{"prompt_tokens", prompt},
+                                      {"total_tokens", prompt + generated},
                                       {"completion_tokens", generated}};
                         out += "data: " + u.dump() + "\n\n";
                     }
@@ -261,8 +280,13 @@ struct HttpApi::Impl {
             send_json(res, 200, json{{"version", "0.30.0"}});
         });
         svr.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-            json m{{"id", cfg.served_name}, {"object", "model"}, {"created", static_cast<long long>(start_wall)},
-                   {"owned_by", "vllm"}, {"root", cfg.model}, {"parent", nullptr}, {"max_model_len", cfg.max_model_len}};
+            json m{{"id", cfg.served_name},
+                   {"object", "model"},
+                   {"created", static_cast<long long>(start_wall)},
+                   {"owned_by", "vllm"},
+                   {"root", cfg.model},
+                   {"parent", nullptr},
+                   {"max_model_len", cfg.max_model_len}};
             send_json(res, 200, json{{"object", "list"}, {"data", json::array({m})}});
         });
         svr.Post("/v1/completions",
@@ -318,9 +342,9 @@ HttpApi::~HttpApi() = default;
 
 int HttpApi::bind() {
     // Only ever the loopback interface: the simulator is for tests on this machine.
-    const int port = impl_->cfg.port == 0 ? impl_->svr.bind_to_any_port("127.0.0.1")
+    const int port = impl_->cfg.port == 0                                    ? impl_->svr.bind_to_any_port("127.0.0.1")
                      : impl_->svr.bind_to_port("127.0.0.1", impl_->cfg.port) ? impl_->cfg.port
-                                                                              : -1;
+                                                                             : -1;
     // httplib listens with a backlog of 5. A burst of connections (a benchmark's clients
     // plus a recorder's scrapes) while the accept thread waits for a busy CPU overflows
     // it, and a client whose connection the kernel dropped reads a reset: one request

@@ -74,9 +74,12 @@ void log_api_start(const ServeConfig& cfg, int pid) {
     log("APIServer", pid, "INFO", w, "");
     log("APIServer", pid, "INFO", w, "       \u2588     \u2588     \u2588\u2584   \u2584\u2588");
     log("APIServer", pid, "INFO", w,
-        fmt::format(" \u2584\u2584 \u2584\u2588 \u2588     \u2588     \u2588 \u2580\u2584\u2580 \u2588  version {}", kVersion));
-    log("APIServer", pid, "INFO", w, fmt::format("  \u2588\u2584\u2588\u2580 \u2588     \u2588     \u2588     \u2588  model   {}", cfg.model));
-    log("APIServer", pid, "INFO", w, "   \u2580\u2580  \u2580\u2580\u2580\u2580\u2580 \u2580\u2580\u2580\u2580\u2580 \u2580     \u2580");
+        fmt::format(" \u2584\u2584 \u2584\u2588 \u2588     \u2588     \u2588 \u2580\u2584\u2580 \u2588  version {}",
+                    kVersion));
+    log("APIServer", pid, "INFO", w,
+        fmt::format("  \u2588\u2584\u2588\u2580 \u2588     \u2588     \u2588     \u2588  model   {}", cfg.model));
+    log("APIServer", pid, "INFO", w,
+        "   \u2580\u2580  \u2580\u2580\u2580\u2580\u2580 \u2580\u2580\u2580\u2580\u2580 \u2580     \u2580");
     log("APIServer", pid, "INFO", w, "");
     log("APIServer", pid, "INFO", "api_utils.py:286", "non-default args: " + cfg.non_default_args);
 }
@@ -110,8 +113,9 @@ void log_api_config_failure(const ServeConfig& cfg, int pid) {
                   "cached_files"
                 : "  File \"/opt/venv/lib/python3.12/site-packages/transformers/configuration_utils.py\", line 748, "
                   "in _get_config_dict",
-        missing ? "    raise OSError(" : "    raise OSError(f\"It looks like the config file at '{resolved_config_file}' "
-                                         "is not a valid JSON file.\")",
+        missing ? "    raise OSError("
+                : "    raise OSError(f\"It looks like the config file at '{resolved_config_file}' "
+                  "is not a valid JSON file.\")",
         cfg.model_error};
     for (const auto& l : lines) log_plain("APIServer", pid, l);
 }
@@ -152,8 +156,7 @@ void log_engine_ready(const ServeConfig& cfg, int pid) {
     const long long tokens = static_cast<long long>(cfg.num_gpu_blocks) * cfg.block_size;
     log(E, pid, "INFO", "kv_cache_utils.py:2395",
         fmt::format("GPU KV cache size: {} tokens, Maximum concurrency for {} tokens per request: {:.2f}x",
-                    thousands(tokens), thousands(cfg.max_model_len),
-                    static_cast<double>(tokens) / cfg.max_model_len));
+                    thousands(tokens), thousands(cfg.max_model_len), static_cast<double>(tokens) / cfg.max_model_len));
     double graphs_gib = 0.0;
     if (!cfg.enforce_eager) {
         graphs_gib = 0.07;
@@ -191,8 +194,9 @@ void log_engine_boot_failure(const ServeConfig& cfg, int pid, const std::string&
     if (kind == "kv") {
         const double need_gib = static_cast<double>(cfg.max_model_len) * 147456.0 / (1 << 30);
         long long fits = static_cast<long long>(cfg.num_gpu_blocks - 1) * cfg.block_size;
-        lines.push_back("  File \"/opt/venv/lib/python3.12/site-packages/vllm/v1/core/kv_cache_utils.py\", line 712, "
-                        "in check_enough_kv_cache_memory");
+        lines.push_back(
+            "  File \"/opt/venv/lib/python3.12/site-packages/vllm/v1/core/kv_cache_utils.py\", line 712, "
+            "in check_enough_kv_cache_memory");
         lines.push_back("    raise ValueError(");
         lines.push_back(fmt::format(
             "ValueError: To serve at least one request with the models's max seq len ({}), ({:.2f} GiB KV cache is "
@@ -201,12 +205,14 @@ void log_engine_boot_failure(const ServeConfig& cfg, int pid, const std::string&
             "`max_model_len` when initializing the engine.",
             cfg.max_model_len, need_gib, kv_gib, fits));
     } else {
-        lines.push_back("  File \"/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/gpu_worker.py\", line 811, "
-                        "in compile_or_warm_up_model");
+        lines.push_back(
+            "  File \"/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/gpu_worker.py\", line 811, "
+            "in compile_or_warm_up_model");
         lines.push_back("    self.model_runner.capture_model()");
-        lines.push_back("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
-                        "capacity of 23.99 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process "
-                        "has 22.85 GiB memory in use.");
+        lines.push_back(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+            "capacity of 23.99 GiB of which 1.12 GiB is free. Including non-PyTorch memory, this process "
+            "has 22.85 GiB memory in use.");
     }
     traceback("EngineCore", pid, w, lines);
 }
@@ -214,8 +220,8 @@ void log_engine_boot_failure(const ServeConfig& cfg, int pid, const std::string&
 void log_api_boot_failure(int pid) {
     const char* A = "APIServer";
     for (const char* l :
-         {"Traceback (most recent call last):",
-          "  File \"/opt/venv/bin/vllm\", line 10, in <module>", "    sys.exit(main())",
+         {"Traceback (most recent call last):", "  File \"/opt/venv/bin/vllm\", line 10, in <module>",
+          "    sys.exit(main())",
           "  File \"/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/utils.py\", line 1320, in "
           "wait_for_engine_startup",
           "    raise RuntimeError(",

@@ -20,12 +20,22 @@
 namespace {
 
 // Options that never take a value, for both commands.
-const std::set<std::string> kFlags = {"enforce_eager",      "trust_remote_code", "sim_crash_on_first_request",
-                                      "disable_log_requests", "disable_log_stats", "enable_prefix_caching",
-                                      "no_enable_prefix_caching", "enable_chunked_prefill", "ignore_eos",
-                                      "save_result",        "save_detailed",     "disable_tqdm",
-                                      "no_test_input",      "help",
-                                      "sim_same_prompt",    "sim_count_chunks"};
+const std::set<std::string> kFlags = {"enforce_eager",
+                                      "trust_remote_code",
+                                      "sim_crash_on_first_request",
+                                      "disable_log_requests",
+                                      "disable_log_stats",
+                                      "enable_prefix_caching",
+                                      "no_enable_prefix_caching",
+                                      "enable_chunked_prefill",
+                                      "ignore_eos",
+                                      "save_result",
+                                      "save_detailed",
+                                      "disable_tqdm",
+                                      "no_test_input",
+                                      "help",
+                                      "sim_same_prompt",
+                                      "sim_count_chunks"};
 
 int usage() {
     std::fprintf(stderr,

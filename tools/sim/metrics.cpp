@@ -94,7 +94,8 @@ std::string prom_number(double v) {
 }
 
 std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
-    Writer w{.out = {}, .base = fmt::format("engine=\"0\",model_name=\"{}\"", ctx.model_name), .created = s.created_wall};
+    Writer w{
+        .out = {}, .base = fmt::format("engine=\"0\",model_name=\"{}\"", ctx.model_name), .created = s.created_wall};
     w.out.reserve(48 * 1024);
     w.head("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", "gauge");
     w.out += fmt::format("process_start_time_seconds {}\n", prom_number(ctx.process_start_wall));

@@ -50,8 +50,8 @@ void read_model_folder(ServeConfig& cfg) {
             fmt::format("OSError: It looks like the config file at '{}' is not a valid JSON file.", file.string());
         return;
     }
-    if (auto arch = doc.find("architectures"); arch != doc.end() && arch->is_array() && !arch->empty() &&
-                                               (*arch)[0].is_string())
+    if (auto arch = doc.find("architectures");
+        arch != doc.end() && arch->is_array() && !arch->empty() && (*arch)[0].is_string())
         cfg.architecture = (*arch)[0].get<std::string>();
     auto q = doc.find("quantization_config");
     if (q == doc.end() || !q->is_object()) return;

@@ -57,11 +57,14 @@ int fake_nvidia_smi(const std::string& argv0, const std::vector<std::string>& wo
     const std::string state = argv0 + ".readings";
     const bool present = tenant && readings_so_far(state) + 1 >= after;
     const std::string used = present ? tenant->mib : "0";
-    const std::map<std::string, std::string> card = {
-        {"index", "0"},          {"name", "inferlint-sim simulated GPU (no hardware)"},
-        {"memory.total", "24564"}, {"memory.used", used},
-        {"memory.free", "24564"},  {"driver_version", "sim"},
-        {"compute_cap", "8.9"},    {"uuid", kUuid}};
+    const std::map<std::string, std::string> card = {{"index", "0"},
+                                                     {"name", "inferlint-sim simulated GPU (no hardware)"},
+                                                     {"memory.total", "24564"},
+                                                     {"memory.used", used},
+                                                     {"memory.free", "24564"},
+                                                     {"driver_version", "sim"},
+                                                     {"compute_cap", "8.9"},
+                                                     {"uuid", kUuid}};
     std::string query;
     for (const auto& w : words) {
         if (w.starts_with("--query-gpu=")) query = w.substr(12);

@@ -187,7 +187,7 @@ void stats_logger(const ServeConfig& cfg, Shared& sh, int pid) {
         {
             Lock l(sh);
             now = {sh.prompt_tokens, sh.generation_tokens, sh.prefix_queries, sh.prefix_hits,
-                   sh.spec_drafts,   sh.spec_draft_tokens, sh.spec_accepted, {}};
+                   sh.spec_drafts,   sh.spec_draft_tokens, sh.spec_accepted,  {}};
             std::copy(std::begin(sh.spec_accepted_per_pos), std::end(sh.spec_accepted_per_pos), now.per_pos);
             running = sh.n_running, waiting = sh.n_waiting;
             usage = sh.kv_usage();
@@ -268,8 +268,7 @@ int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes) 
     std::atomic<bool> core_gone{false};
     std::thread monitor([&] {
         int status = 0;
-        while (waitpid(core, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (waitpid(core, &status, 0) < 0 && errno == EINTR) {}
         core_gone = true;
         if (stopping) return;
         {
@@ -292,8 +291,7 @@ int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes) 
     }
 
     int sig = 0;
-    while (sigwait(&waited, &sig) != 0) {
-    }
+    while (sigwait(&waited, &sig) != 0) {}
     stopping = true;
     int rc = 0;
     if (sig == SIGUSR1) {

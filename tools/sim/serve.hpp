@@ -21,16 +21,16 @@ struct ServeConfig {
     int max_queued = 0;  // 0: no limit beyond the simulator's slots
     double gpu_memory_utilization = 0.9;
     bool enforce_eager = false;
-    bool prefix_caching = true;        // vLLM 0.30's default; --no-enable-prefix-caching turns it off
+    bool prefix_caching = true;                 // vLLM 0.30's default; --no-enable-prefix-caching turns it off
     std::string kv_cache_dtype_asked = "auto";  // --kv-cache-dtype
     std::string kv_cache_dtype = "auto";        // what the engine stores: the asked, or the checkpoint's fp8
     // --speculative-config '{"method": "ngram", "num_speculative_tokens": 3}'
-    std::string spec_method;           // "": off
-    std::string spec_model;            // the drafter, as vLLM's SpeculativeConfig names it
+    std::string spec_method;  // "": off
+    std::string spec_model;   // the drafter, as vLLM's SpeculativeConfig names it
     int spec_tokens = 0;
     // A local model folder: what its config.json says, or why it could not be read.
     bool model_is_folder = false;
-    std::string model_error;           // the exception line transformers would raise; "": none
+    std::string model_error;  // the exception line transformers would raise; "": none
     std::string architecture = "Qwen3ForCausalLM";
     std::string quantization = "None";  // its quantization_config's quant_method
     bool checkpoint_kv_fp8 = false;     // its quantization_config has an 8-bit float kv_cache_scheme
@@ -40,16 +40,16 @@ struct ServeConfig {
     double tokens_per_s = 1400.0;
     double prefill_tokens_per_s = 20000.0;
     double boot_s = 1.0;
-    double spec_accept = 0.6;  // --sim-spec-accept-rate: each draft token's chance, given the ones before it
-    double noise_pct = 0;      // --sim-noise: this start's decode speed drawn within +-PCT%
-    std::uint64_t seed = 0;    // --sim-seed, else drawn afresh each start
+    double spec_accept = 0.6;   // --sim-spec-accept-rate: each draft token's chance, given the ones before it
+    double noise_pct = 0;       // --sim-noise: this start's decode speed drawn within +-PCT%
+    std::uint64_t seed = 0;     // --sim-seed, else drawn afresh each start
     double speed_factor = 1.0;  // the draw
     // Failure modes.
-    std::string fail_boot;        // "", "oom", "kv"
-    int crash_on_request = 0;     // the engine dies when this completion arrives
-    double die_after_s = 0;       // the whole server is killed this long after it is ready
-    int die_after_scrapes = 0;    // ... or once it has answered this many /metrics requests
-    double metrics_delay_s = 0;   // /metrics answers this late
+    std::string fail_boot;       // "", "oom", "kv"
+    int crash_on_request = 0;    // the engine dies when this completion arrives
+    double die_after_s = 0;      // the whole server is killed this long after it is ready
+    int die_after_scrapes = 0;   // ... or once it has answered this many /metrics requests
+    double metrics_delay_s = 0;  // /metrics answers this late
     // --api-key: the /v1 endpoints answer 401 without "Authorization: Bearer KEY" (as vLLM's
     // AuthenticationMiddleware; /metrics and /health stay open).
     std::string api_key;

@@ -48,11 +48,11 @@ RunFigures run_figures(const RunEvidence& ev, const RunVerdicts& verdicts, const
 
 // The load a run was measured under; a field absent is nullopt.
 struct LoadShape {
-    std::optional<std::string> client;    // "vllm bench serve", ...
-    std::optional<std::string> endpoint;  // "/v1/completions", "/v1/chat/completions", "native (/generate)"
+    std::optional<std::string> client;               // "vllm bench serve", ...
+    std::optional<std::string> endpoint;             // "/v1/completions", "/v1/chat/completions", "native (/generate)"
     std::optional<long long> input_len, output_len;  // tokens per request, rounded
     std::optional<long long> concurrency, num_prompts;
-    std::string text() const;  // "in 88, out 1,000 tokens, concurrency 32, 64 prompts"
+    std::string text() const;                   // "in 88, out 1,000 tokens, concurrency 32, 64 prompts"
     bool same_shape(const LoadShape& o) const;  // lengths and concurrency
 };
 
@@ -92,7 +92,7 @@ struct ComparisonResult {
     std::string message;
     Json evidence = Json::object();
 
-    Json to_json() const;             // {check, title, status, message, evidence}
+    Json to_json() const;               // {check, title, status, message, evidence}
     std::string terminal_line() const;  // "[ C1] WARN  5 settings differ ..."
 };
 

@@ -18,9 +18,9 @@ const Engine& engine_of(const std::vector<const Snapshot*>& snapshots);
 // What the server log and the recording say about pauses, for an engine that counts
 // none (TensorRT-LLM). Filled by the caller from BootFacts and the Series.
 struct PauseEvidence {
-    bool have_log = false;                  // a boot log was given
-    std::optional<long long> logged_pauses;  // `request ID N -> pause` lines, when countable
-    std::optional<long long> served_in_log;  // answered requests the log covers
+    bool have_log = false;                        // a boot log was given
+    std::optional<long long> logged_pauses;       // `request ID N -> pause` lines, when countable
+    std::optional<long long> served_in_log;       // answered requests the log covers
     std::optional<std::string> scheduler_policy;  // LLM Args capacity_scheduler_policy
     // The recording's paused gauge: how many readings had it, how many were above 0, the most.
     long long paused_readings = 0;
@@ -29,8 +29,7 @@ struct PauseEvidence {
 };
 
 // T1. Preemptions (SGLang: retractions; TensorRT-LLM: pauses) between two snapshots.
-CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after,
-                                const PauseEvidence& pauses = {});
+CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, const PauseEvidence& pauses = {});
 
 // T10. Tokens over the monotonic span; `counter` defaults to the generated-token counter.
 CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const std::string& counter = "");

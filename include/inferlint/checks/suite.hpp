@@ -55,10 +55,10 @@ struct RunEvidence {
     std::vector<BootStart> boots;  // in the order the starts are given
     std::optional<Snapshot> before;
     std::optional<Snapshot> after;
-    std::optional<SeriesSummary> series;  // the recording, reduced in one pass
-    std::optional<BenchResult> bench;     // the load tool's result
+    std::optional<SeriesSummary> series;     // the recording, reduced in one pass
+    std::optional<BenchResult> bench;        // the load tool's result
     std::optional<parse::GpuRecording> gpu;  // xray's nvidia-smi readings during the load (T19)
-    long long untimed_requests = 0;       // requests the client sent but left out of its result
+    long long untimed_requests = 0;          // requests the client sent but left out of its result
     std::optional<Requested> requested;
     std::string rate_counter;  // T10's counter; empty: the generated tokens
     // Why the load's prompts were meant to be unique (the user's --unique-prompts, a random
@@ -79,7 +79,7 @@ struct RunEvidence {
 };
 
 struct RunVerdicts {
-    std::vector<CheckResult> results;  // in the order the commands print them
+    std::vector<CheckResult> results;        // in the order the commands print them
     std::optional<long long> usable_blocks;  // KV blocks, from a passing T14
 
     const CheckResult* result(TripwireId tripwire) const;

@@ -16,18 +16,18 @@ struct ProbeReply {
     bool ok = false;
     std::optional<int> status;  // nullopt: no HTTP answer at all
     double seconds = 0.0;
-    long long tokens = 0;       // usage.completion_tokens
-    std::string error;          // empty when ok
+    long long tokens = 0;  // usage.completion_tokens
+    std::string error;     // empty when ok
 
     Json to_json() const;  // {ok, status, seconds, tokens, error}
 };
 
 struct ProbeRecord {
-    std::string model;               // empty when the models could not be listed
-    std::string list_error;          // why listing the models failed
+    std::string model;       // empty when the models could not be listed
+    std::string list_error;  // why listing the models failed
     std::optional<ProbeReply> first;
     int concurrency = 0;
-    std::vector<ProbeReply> burst;   // empty when the first request failed
+    std::vector<ProbeReply> burst;    // empty when the first request failed
     std::optional<bool> alive_after;  // /health answered 200 after the requests
 };
 

@@ -32,8 +32,7 @@ struct BlockInference {
 // (0, 1] are ignored; duplicates count once. A reading that is no clean fraction (an
 // average over engines, say) leaves a residual over tol and the count is unknown,
 // never rounded to a guess.
-BlockInference infer_blocks(std::span<const double> usages, long long max_blocks = kMaxBlocks,
-                            double tol = 1e-6);
+BlockInference infer_blocks(std::span<const double> usages, long long max_blocks = kMaxBlocks, double tol = 1e-6);
 
 // The denominator of the fraction closest to v (0 < v) with a denominator of at most
 // max_denominator (at most 2^20), as Python's Fraction(v).limit_denominator computes it.
@@ -43,7 +42,6 @@ long long limit_denominator(double v, long long max_denominator);
 // read from one sample. With the block count known the arithmetic is in whole blocks, so
 // a reading of exactly 1/8 cannot floor to 7 through float error. Throws
 // std::invalid_argument for a sample without running requests or usage.
-long long predict_concurrency(double usage, double running,
-                              std::optional<long long> usable_blocks = std::nullopt);
+long long predict_concurrency(double usage, double running, std::optional<long long> usable_blocks = std::nullopt);
 
 }  // namespace inferlint

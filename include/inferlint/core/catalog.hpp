@@ -29,7 +29,7 @@ struct TripwireExample {
 };
 
 struct Tripwire {
-    std::string_view id;       // "T1": code(key)
+    std::string_view id;  // "T1": code(key)
     TripwireId key;
     std::string_view slug;     // "silent-preemption"
     std::string_view name;     // "Silent preemption"

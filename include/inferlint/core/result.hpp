@@ -43,9 +43,7 @@ struct CheckResult {
     std::string message;
     Json evidence = Json::object();
 
-    bool ok() const {
-        return status == Status::pass || status == Status::warn || status == Status::not_applicable;
-    }
+    bool ok() const { return status == Status::pass || status == Status::warn || status == Status::not_applicable; }
     Json to_json() const;
 };
 

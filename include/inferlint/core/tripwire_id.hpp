@@ -12,7 +12,21 @@
 namespace inferlint {
 
 enum class TripwireId : std::uint8_t {
-    T1 = 1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13, T14, T15,
+    T1 = 1,
+    T2,
+    T3,
+    T4,
+    T5,
+    T6,
+    T7,
+    T8,
+    T9,
+    T10,
+    T11,
+    T12,
+    T13,
+    T14,
+    T15,
     T16,  // beyond the reference: prefix-cache-hits
     T17,  // beyond the reference: realized-config
     T18,  // beyond the reference: chunks-not-tokens
@@ -31,9 +45,9 @@ inline constexpr std::array kTripwireIds = {
 
 // "T1" .. "T22": what scripts read in --json and people read on the terminal.
 constexpr std::string_view code(TripwireId id) {
-    constexpr std::array<std::string_view, 23> codes = {
-        "T?",  "T1",  "T2",  "T3",  "T4",  "T5",  "T6",  "T7",  "T8",  "T9",  "T10", "T11",
-        "T12", "T13", "T14", "T15", "T16", "T17", "T18", "T19", "T20", "T21", "T22"};
+    constexpr std::array<std::string_view, 23> codes = {"T?",  "T1",  "T2",  "T3",  "T4",  "T5",  "T6",  "T7",
+                                                        "T8",  "T9",  "T10", "T11", "T12", "T13", "T14", "T15",
+                                                        "T16", "T17", "T18", "T19", "T20", "T21", "T22"};
     auto i = static_cast<std::size_t>(id);
     return i < codes.size() ? codes[i] : "T?";
 }

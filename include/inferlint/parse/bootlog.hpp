@@ -41,8 +41,8 @@ struct RealizedFacts {
     // (key -> value text, quotes removed; compilation_mode and cudagraph_mode from
     // compilation_config).
     Json engine_config = Json::object();
-    std::optional<long long> max_model_len;        // SGLang context_len, TensorRT-LLM max sequence length
-    std::optional<double> gpu_memory_utilization;  // vLLM "Desired GPU memory utilization", TensorRT-LLM fraction
+    std::optional<long long> max_model_len;           // SGLang context_len, TensorRT-LLM max sequence length
+    std::optional<double> gpu_memory_utilization;     // vLLM "Desired GPU memory utilization", TensorRT-LLM fraction
     std::optional<long long> chunked_prefill_tokens;  // SGLang chunked_prefill_size (-1: off)
     // vLLM 0.2x-0.31: "Actual usage is ... and 0.23 GiB for CUDAGraph memory" (the graphs'
     // share of the memory profile; vLLM's "CUDA graph pool memory" line is cudagraph_actual_gib).
@@ -59,11 +59,14 @@ struct RealizedFacts {
 // LLM Args); nullopt where the line does not say, or there is none. The attention backend
 // asked for is BootFacts::requested_backend.
 struct AskedSettings {
-    std::optional<long long> max_running;          // vLLM --max-num-seqs, SGLang --max-running-requests, TensorRT-LLM max_batch_size
-    std::optional<std::string> kv_cache_dtype;     // as written; vLLM's absent flag is its default "auto"
-    std::optional<bool> prefix_caching;            // vLLM enable_prefix_caching, SGLang !disable_radix_cache, TensorRT-LLM enable_block_reuse
-    std::optional<long long> block_size;           // vLLM --block-size, SGLang --page-size, TensorRT-LLM tokens_per_block
-    std::optional<std::string> speculative_method;  // vLLM speculative_config's method, SGLang speculative_algorithm, TensorRT-LLM speculative_config
+    std::optional<long long>
+        max_running;  // vLLM --max-num-seqs, SGLang --max-running-requests, TensorRT-LLM max_batch_size
+    std::optional<std::string> kv_cache_dtype;  // as written; vLLM's absent flag is its default "auto"
+    std::optional<bool>
+        prefix_caching;  // vLLM enable_prefix_caching, SGLang !disable_radix_cache, TensorRT-LLM enable_block_reuse
+    std::optional<long long> block_size;  // vLLM --block-size, SGLang --page-size, TensorRT-LLM tokens_per_block
+    std::optional<std::string>
+        speculative_method;  // vLLM speculative_config's method, SGLang speculative_algorithm, TensorRT-LLM speculative_config
     std::optional<long long> max_num_queued_reqs;  // vLLM 0.29+ admission control
     std::optional<Json> max_num_queued_tokens;     // vLLM, as written
     std::optional<std::string> scheduler_policy;   // TensorRT-LLM capacity_scheduler_policy
@@ -72,7 +75,7 @@ struct AskedSettings {
 // Field names and meanings follow the Python BootFacts dataclass one to one; nullopt is
 // Python's None (the log did not say).
 struct BootFacts {
-    std::optional<std::string> engine;          // "vllm", "sglang", "trtllm"; else the one named
+    std::optional<std::string> engine;  // "vllm", "sglang", "trtllm"; else the one named
     std::optional<std::string> vllm_version;
     std::optional<std::string> engine_version;  // another engine's version, when its log prints it
     std::optional<std::string> server_version;  // reported over HTTP, for logs that do not print it
@@ -102,8 +105,8 @@ struct BootFacts {
     std::optional<std::pair<std::string, std::string>> cudagraph_mode_downgrade;  // (from, to)
     std::optional<double> consumed_gib;  // weights + non-torch memory, as vLLM counts it
     std::optional<double> peak_activation_gib;
-    std::optional<double> compile_s;        // torch.compile, all models together
-    std::optional<bool> compiled_fresh;     // true: from scratch; false: loaded a cached graph
+    std::optional<double> compile_s;     // torch.compile, all models together
+    std::optional<bool> compiled_fresh;  // true: from scratch; false: loaded a cached graph
     // TensorRT-LLM requests paused for recompute; nullopt when the log has no INFO lines or
     // covers no served request, so could not have recorded them.
     std::optional<long long> pauses;

@@ -12,10 +12,10 @@
 namespace inferlint::parse {
 
 struct ModelConfig {
-    std::string path;                        // the config.json read
+    std::string path;  // the config.json read
     // Why nothing could be read from it ("not JSON (line 3)"); the rest is then empty.
     std::optional<std::string> problem;
-    bool has_quantization = false;           // a `quantization_config` object is there
+    bool has_quantization = false;            // a `quantization_config` object is there
     std::optional<std::string> quant_method;  // "compressed-tensors", "modelopt", ...
     std::optional<Json> kv_cache_scheme;      // the block as written (or kv_cache_quant_algo's text)
     // The KV dtype the block asks for: "fp8" for 8-bit floats, "int8", "fp4", or nullopt

@@ -10,8 +10,7 @@ namespace inferlint::nvidia_smi {
 
 // The fields asked for, in order; compute_cap needs a 2022 or newer driver, so it is
 // asked for last and can be left off.
-inline constexpr std::string_view kBaseFields =
-    "index,name,memory.total,memory.used,memory.free,driver_version";
+inline constexpr std::string_view kBaseFields = "index,name,memory.total,memory.used,memory.free,driver_version";
 inline constexpr std::string_view kCapField = "compute_cap";
 inline constexpr std::string_view kFormat = "--format=csv,noheader,nounits";
 

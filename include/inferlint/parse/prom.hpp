@@ -46,8 +46,7 @@ public:
     // naming the label sets when more than one matches.
     std::optional<double> single(std::string_view name, const LabelFilter& labels = {}) const;
     // Labels of an *_info series (its value is always 1); nullopt if absent.
-    std::optional<std::map<std::string, std::string>> info(std::string_view name,
-                                                           const LabelFilter& labels = {}) const;
+    std::optional<std::map<std::string, std::string>> info(std::string_view name, const LabelFilter& labels = {}) const;
     std::vector<const Sample*> with_prefix(std::string_view prefix) const;
 
 private:

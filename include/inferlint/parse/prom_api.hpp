@@ -37,7 +37,7 @@ PromAnswer parse_prom_answer(std::string_view body, const std::string& source);
 // The label sets of /api/v1/series (every series a selector matched in a window), the
 // answer's warnings added to `warnings`. Errors as parse_prom_answer's.
 std::vector<std::map<std::string, std::string>> parse_prom_label_sets(std::string_view body, const std::string& source,
-                                                                 std::vector<std::string>& warnings);
+                                                                      std::vector<std::string>& warnings);
 
 // One target of /api/v1/targets: its labels (instance, job, pod...), how often it is
 // scraped, and how its last scrape went ("up", "down", "unknown").

@@ -43,8 +43,8 @@ struct SeriesSample {
 };
 
 // The sample fields that hold a gauge or counter, in the order the Python tool writes them.
-inline constexpr const char* kSeriesGaugeKeys[] = {
-    "running", "waiting", "kv_usage", "preemptions", "generation_tokens", "prompt_tokens", "paused"};
+inline constexpr const char* kSeriesGaugeKeys[] = {"running",           "waiting",       "kv_usage", "preemptions",
+                                                   "generation_tokens", "prompt_tokens", "paused"};
 
 class SeriesDigest;
 
@@ -82,8 +82,7 @@ struct SeriesScan {
 // when it is missing, a folder, empty, binary, has a header of another schema, has no
 // inferlint.series/1 header at all, holds a line over 1 MiB, or a sample line whose
 // fields have the wrong types. Lines that are not JSON objects are skipped and counted.
-SeriesScan scan_series(const std::filesystem::path& path,
-                       const std::function<void(const SeriesSample&)>& on_sample);
+SeriesScan scan_series(const std::filesystem::path& path, const std::function<void(const SeriesSample&)>& on_sample);
 
 // The same over text already in memory (source names it in errors).
 SeriesScan scan_series_text(std::string_view text, const std::string& source,
@@ -111,9 +110,9 @@ public:
     void add(const SeriesSample& s);
 
     long long samples = 0;
-    bool any_running = false;                // some sample has a running reading
-    std::optional<double> peak_running;      // max running reading
-    std::optional<double> peak_in_flight;    // max running + waiting, both present
+    bool any_running = false;              // some sample has a running reading
+    std::optional<double> peak_running;    // max running reading
+    std::optional<double> peak_in_flight;  // max running + waiting, both present
     // Distinct kv_usage readings in (0, 1], sorted: what the block count is inferred from.
     const std::vector<double>& kv_levels() const;
     // Samples with requests running and KV in use (both non-zero), as distinct pairs.

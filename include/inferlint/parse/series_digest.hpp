@@ -34,8 +34,8 @@ struct DigestPoint {
 
 // Rises of the preemptions counter.
 struct DigestPreemptions {
-    long long total = 0;   // preempted requests
-    long long rises = 0;   // readings where the counter rose
+    long long total = 0;  // preempted requests
+    long long rises = 0;  // readings where the counter rose
     DigestTimes first, last;
 };
 

@@ -32,9 +32,9 @@ std::optional<double> per_request_tokens(const Report& report);
 
 // The KV cache against the load at full length.
 struct CacheNeed {
-    long long pool = 0;         // tokens the KV cache holds
-    double per_request = 0.0;   // prompt plus output tokens per request
-    double allocated = 0.0;     // the same, rounded up to whole blocks
+    long long pool = 0;        // tokens the KV cache holds
+    double per_request = 0.0;  // prompt plus output tokens per request
+    double allocated = 0.0;    // the same, rounded up to whole blocks
     std::optional<long long> block;
     long long concurrency = 0;
     double total() const { return static_cast<double>(concurrency) * allocated; }

@@ -70,7 +70,7 @@ struct FleetReplica {
 };
 
 struct FleetPage {
-    std::string source;  // "Prometheus http://p:9090 {job=\"vllm\"}, gauges every 0.25 s (...)"
+    std::string source;         // "Prometheus http://p:9090 {job=\"vllm\"}, gauges every 0.25 s (...)"
     std::string replica_label;  // "instance" or "pod"
     double start = 0;           // the window, seconds since the epoch
     double step_s = 0;

@@ -30,7 +30,8 @@ std::vector<long long> process_tree(const std::filesystem::path& proc_root, int 
 // Writes the header, a reading at once, one every interval until `stop`, and a last one
 // when stopped, so a load of any length has a reading at each end.
 void record_gpus(std::ostream& out, const GpuRecordOptions& options, const std::atomic<bool>& stop,
-                 const CommandRunner& run, const std::string& exe, const std::function<std::vector<long long>()>& server_pids,
+                 const CommandRunner& run, const std::string& exe,
+                 const std::function<std::vector<long long>()>& server_pids,
                  const WatchClock& clock = system_watch_clock());
 
 }  // namespace inferlint::run

@@ -41,8 +41,8 @@ std::optional<parse::ModelConfig> model_config_named_in(const parse::BootFacts& 
 
 // Several boot logs, labelled with short distinct names (parse::log_labels); nullopt as
 // soon as `accept` refuses one.
-std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector<fs::path>& paths,
-                                                               const Engine* named, const AcceptEngine& accept = {});
+std::optional<std::vector<checks::BootStart>> read_boot_starts(const std::vector<fs::path>& paths, const Engine* named,
+                                                               const AcceptEngine& accept = {});
 
 // The files of one run, as named or found in a run folder.
 struct RunFileSet {

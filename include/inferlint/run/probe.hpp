@@ -15,8 +15,8 @@ struct ProbeOptions {
     std::optional<std::string> model;  // default: the first model /v1/models lists
     int concurrency = 8;
     int max_tokens = 16;
-    double timeout_s = 300.0;       // per completion request
-    double list_timeout_s = 30.0;   // /v1/models
+    double timeout_s = 300.0;      // per completion request
+    double list_timeout_s = 30.0;  // /v1/models
     double health_timeout_s = 10.0;
 };
 
@@ -25,8 +25,7 @@ struct ProbeHttp {
     // GET url -> (status, body); throws InputError when there is no HTTP answer.
     std::function<std::pair<int, std::string>(const std::string& url, double timeout_s)> get;
     // POST JSON -> (status, body); throws InputError when there is no HTTP answer.
-    std::function<std::pair<int, std::string>(const std::string& url, const std::string& body, double timeout_s)>
-        post;
+    std::function<std::pair<int, std::string>(const std::string& url, const std::string& body, double timeout_s)> post;
 };
 ProbeHttp real_probe_http();
 

@@ -20,8 +20,8 @@
 namespace inferlint::run {
 
 struct PromSource {
-    std::string url;        // the Prometheus server, "http://127.0.0.1:9090"
-    std::string selector;   // label matchers, '{job="vllm",namespace="bench"}'; "" or "{}": all
+    std::string url;       // the Prometheus server, "http://127.0.0.1:9090"
+    std::string selector;  // label matchers, '{job="vllm",namespace="bench"}'; "" or "{}": all
     util::HttpLimits limits{.connect_s = 5.0, .read_s = 30.0};
 };
 
@@ -80,9 +80,9 @@ struct FleetWindow {
     std::string selector;  // as given ("{}" when none)
     PromWindow window;
     double step_s = 0;
-    std::string step_from;  // "--step", "the targets' scrape interval", "the samples' spacing"
-    const Engine* engine = nullptr;  // what the series' names tell
-    std::string replica_key;         // "instance" or "pod"
+    std::string step_from;                // "--step", "the targets' scrape interval", "the samples' spacing"
+    const Engine* engine = nullptr;       // what the series' names tell
+    std::string replica_key;              // "instance" or "pod"
     std::vector<ReplicaWindow> replicas;  // by name
     bool refused = false;                 // `accept` refused the engine: nothing more was read
 };

@@ -18,8 +18,8 @@ namespace inferlint::run {
 using Getter = std::function<std::string(const std::string& url, double timeout_s)>;
 
 struct Clocks {
-    std::function<double()> wall;          // seconds since the epoch
-    std::function<long long()> mono_ns;    // a monotonic clock, nanoseconds
+    std::function<double()> wall;        // seconds since the epoch
+    std::function<long long()> mono_ns;  // a monotonic clock, nanoseconds
 };
 
 Clocks system_clocks();

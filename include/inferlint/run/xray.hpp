@@ -83,14 +83,14 @@ std::string server_url(const std::optional<std::string>& serve, const Engine* na
 
 // Waits that have no option on the command line; tests shorten them.
 struct Timings {
-    double ready_poll_s = 0.25;        // boot.log and /health while waiting for the server
-    double ready_progress_s = 10.0;    // a "still starting" line this often
-    double gpu_gate_timeout_s = 10.0;  // the GPU must read free within this, before the start
-    double clear_interval_s = 2.0;     // between T2 readings
-    double stop_grace_s = 30.0;        // SIGTERM to the server, then SIGKILL after this
-    double clear_timeout_s = 120.0;    // consecutive clear readings after the stop
-    double load_grace_s = 5.0;         // an interrupted load: SIGINT, then SIGTERM, then SIGKILL
-    double server_gone_grace_s = 10.0; // the load may run on this long after the server it ran against exited
+    double ready_poll_s = 0.25;         // boot.log and /health while waiting for the server
+    double ready_progress_s = 10.0;     // a "still starting" line this often
+    double gpu_gate_timeout_s = 10.0;   // the GPU must read free within this, before the start
+    double clear_interval_s = 2.0;      // between T2 readings
+    double stop_grace_s = 30.0;         // SIGTERM to the server, then SIGKILL after this
+    double clear_timeout_s = 120.0;     // consecutive clear readings after the stop
+    double load_grace_s = 5.0;          // an interrupted load: SIGINT, then SIGTERM, then SIGKILL
+    double server_gone_grace_s = 10.0;  // the load may run on this long after the server it ran against exited
 };
 
 // One server of a fleet run: two or more --url (servers already running), or --serve once
@@ -160,8 +160,8 @@ struct Callbacks {
 struct LoadStop {
     enum class Why { timeout, server_exited };
     Why why;
-    double after_s = 0;            // how long the load had run
-    std::vector<int> signals;      // the signals its group got, in order
+    double after_s = 0;        // how long the load had run
+    std::vector<int> signals;  // the signals its group got, in order
 };
 
 // One replica's share of a fleet run.
@@ -174,20 +174,20 @@ struct ReplicaOutcome {
 struct Outcome {
     std::vector<CheckResult> results;  // a fleet run: the fleet's verdicts
     std::optional<int> load_exit;
-    int load_signal = 0;               // the signal that ended the load command; 0 if none
+    int load_signal = 0;  // the signal that ended the load command; 0 if none
     std::optional<LoadStop> load_stop;
     std::optional<fs::path> report;
-    std::string problem;  // why the run stopped early; empty when it did not
-    bool wrong_engine = false;  // stopped because the server is another engine's than the one named
-    int interrupted_by = 0;     // the signal (SIGINT, SIGTERM, SIGHUP) that cut the run short; 0 if none
+    std::string problem;              // why the run stopped early; empty when it did not
+    bool wrong_engine = false;        // stopped because the server is another engine's than the one named
+    int interrupted_by = 0;           // the signal (SIGINT, SIGTERM, SIGHUP) that cut the run short; 0 if none
     std::optional<Stage> stopped_at;  // the stage in progress when the run was cut short
     std::string write_error;          // the first file of the run that could not be written (a full disk)
-    bool completed = false;     // every stage ran and the load command exited 0
+    bool completed = false;           // every stage ran and the load command exited 0
     std::vector<report::Insight> limits;
     std::vector<std::string> files;  // the files written into the folder
     std::string engine;              // the engine's key, once known
     std::optional<std::string> server_version;
-    std::vector<std::string> load_argv;  // the load command as run
+    std::vector<std::string> load_argv;    // the load command as run
     std::vector<ReplicaOutcome> replicas;  // a fleet run: each replica's, in the plan's order
 };
 

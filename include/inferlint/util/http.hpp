@@ -20,8 +20,8 @@ namespace inferlint::util {
 
 struct HttpLimits {
     double connect_s = 5.0;
-    double read_s = 10.0;               // the longest silence while waiting for bytes
-    std::optional<double> total_s;      // the longest a whole exchange may take
+    double read_s = 10.0;           // the longest silence while waiting for bytes
+    std::optional<double> total_s;  // the longest a whole exchange may take
     // A server's answers here (/metrics, /health, /v1/models) are KB to a few MB; past
     // 16 MB it is a server that does not stop, and a small tool stays small (under 128 MB).
     std::size_t max_body_bytes = std::size_t{16} << 20;
@@ -71,8 +71,7 @@ HttpResponse http_get(const std::string& url, const HttpLimits& limits = {});
 
 // POST a JSON body. Errors as http_get; only 307 and 308 are followed (with the body), a
 // 301, 302 or 303 is returned as it came.
-HttpResponse http_post_json(const std::string& url, const std::string& json_body,
-                            const HttpLimits& limits = {});
+HttpResponse http_post_json(const std::string& url, const std::string& json_body, const HttpLimits& limits = {});
 
 // The body of a GET answered with 2xx; otherwise throws InputError "URL: HTTP 404 Not Found".
 std::string get_text(const std::string& url, const HttpLimits& limits = {});

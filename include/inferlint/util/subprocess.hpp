@@ -9,10 +9,10 @@ namespace inferlint::util {
 
 struct CommandOutput {
     enum class Outcome {
-        exited,         // ran to the end; exit_code holds its status
-        not_started,    // missing, not executable, or fork/exec failed; why says which
-        timed_out,      // killed after the time limit
-        signalled,      // died of a signal; exit_code holds the signal number
+        exited,       // ran to the end; exit_code holds its status
+        not_started,  // missing, not executable, or fork/exec failed; why says which
+        timed_out,    // killed after the time limit
+        signalled,    // died of a signal; exit_code holds the signal number
     };
     Outcome outcome = Outcome::not_started;
     int exit_code = -1;

@@ -11,7 +11,7 @@ namespace inferlint::util {
 struct BaseUrl {
     std::string scheme = "http";
     std::string host;
-    int port = 80;  // 443 for https when none is given
+    int port = 80;       // 443 for https when none is given
     std::string prefix;  // a reverse proxy's mount point, without a trailing slash
 
     bool https() const { return scheme == "https"; }
