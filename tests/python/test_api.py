@@ -48,7 +48,7 @@ def test_raise_for_status_stops_on_fail_and_unknown_and_on_warn_when_asked():
 def test_every_verdict_of_a_run_is_a_check_result_with_plain_evidence():
     results = inferlint.run(SIM_RUN)
     assert [r.tripwire for r in results] == [
-        "T12", "T5", "T6", "T17", "T15", "T1", "T10", "T14", "T9", "T8", "T16", "T18"]
+        "T12", "T5", "T6", "T22", "T17", "T15", "T1", "T10", "T14", "T9", "T8", "T16", "T18"]
     for r in results:
         assert isinstance(r, CheckResult) and isinstance(r.status, Status)
         assert _plain(r.evidence), r
