@@ -172,7 +172,7 @@ inline std::map<std::string, Json> trap_results(const testsupport::CliResult& r)
 
 inline double trap_delta(const fs::path& before, const fs::path& after, const std::string& name,
                          const prom::LabelFilter& labels = {}) {
-    return counter_delta(load_snapshot(before), load_snapshot(after), name, "", labels).value();
+    return Deltas(load_snapshot(before), load_snapshot(after))(name, "", labels).value();
 }
 
 // A completion's answer, streamed: the text of each chunk that carries tokens.

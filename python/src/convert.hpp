@@ -5,6 +5,7 @@
 
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
+#include "inferlint/parse/snapshot.hpp"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -46,6 +47,8 @@ py::object or_none(const std::optional<T>& v) {
 
 // The bindings of each public module, in python/src/<module>.cpp.
 void register_errors();
+// Raises telemetry.ServerRestarted (with its evidence) for a restart the core found.
+[[noreturn]] void raise_restarted(const Restart& restart);
 void bind_telemetry(py::module_& m);
 void bind_bootlog(py::module_& m);
 void bind_series(py::module_& m);

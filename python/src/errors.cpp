@@ -1,6 +1,6 @@
 // The core's exceptions as Python's: bad input (InputError, the one line the CLI prints
 // after "inferlint: ") as inferlint.InputError, a ValueError; a restart between two
-// snapshots as telemetry.ServerRestarted with its evidence. Anything else the core throws
+// snapshots (a value in the core: raise_restarted) as telemetry.ServerRestarted with its evidence. Anything else the core throws
 // becomes a Python exception too, never a crash of the interpreter.
 #include "convert.hpp"
 
@@ -16,13 +16,17 @@ void register_errors() {
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);
-        } catch (const ServerRestarted& e) {
-            py::object err = package_attr("inferlint.errors", "ServerRestarted")(e.what(), to_python(e.evidence));
-            PyErr_SetObject(package_attr("inferlint.errors", "ServerRestarted").ptr(), err.ptr());
         } catch (const InputError& e) {
             PyErr_SetString(package_attr("inferlint.errors", "InputError").ptr(), e.what());
         }
     });
+}
+
+void raise_restarted(const Restart& restart) {
+    py::handle type = package_attr("inferlint.errors", "ServerRestarted");
+    py::object err = type(restart.message, to_python(restart.evidence));
+    PyErr_SetObject(type.ptr(), err.ptr());
+    throw py::error_already_set();
 }
 
 }  // namespace inferlint::python

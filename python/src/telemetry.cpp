@@ -157,7 +157,10 @@ void bind_telemetry(py::module_& m) {
         "counter_delta",
         [](const Snapshot& a, const Snapshot& b, const std::string& name, std::optional<std::string> witness,
            const py::kwargs& labels) {
-            return or_none(counter_delta(a, b, name, witness.value_or(""), label_filter(labels)));
+            Deltas delta(a, b);
+            auto value = delta(name, witness.value_or(""), label_filter(labels));
+            if (delta.restart()) raise_restarted(*delta.restart());  // the Python tool raises it
+            return or_none(value);
         },
         py::arg("a"), py::arg("b"), py::arg("name"), py::kw_only(), py::arg("witness") = py::none(),
         "after - before for a counter (summed over the label sets matching **labels); None when a\n"

@@ -148,8 +148,7 @@ ComparisonResult prefix_check(const Arm& a, const Arm& b) {
             for (const auto& v : run->verdicts) {
                 if (v.tripwire != TripwireId::T16) continue;
                 if (v.status == Status::fail) failed.push_back(run->label);
-                if (auto it = v.evidence.find("hit_rate"); it != v.evidence.end() && it->is_number())
-                    rates.push_back(it->get<double>());
+                if (run->figures.prefix_hit_rate) rates.push_back(*run->figures.prefix_hit_rate);
             }
         mean_rate[arm->name] = rates.empty() ? std::nullopt : std::optional(stats::mean_of(rates));
     }

@@ -29,13 +29,6 @@ constexpr std::array kFigureTable = {
 
 const FigureInfo& figure_info(Figure f) { return kFigureTable[static_cast<std::size_t>(f)]; }
 
-std::optional<double> figures_number(const CheckResult* r, const char* key) {
-    if (!r) return std::nullopt;
-    auto it = r->evidence.find(key);
-    if (it == r->evidence.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
-}
-
 // The mean of the running gauge from the first reading with a request running to the last:
 // the load's own span, not the idle readings before and after it.
 std::optional<double> mean_running_of(const Series& series) {
@@ -105,8 +98,9 @@ RunFigures run_figures(const RunEvidence& ev, const RunVerdicts& verdicts, const
     RunFigures f;
     // T10's rate: the report's "Output tokens per second" tile reads the same field.
     const CheckResult* t10 = verdicts.result(TripwireId::T10);
-    if (t10 && t10->status == Status::pass) f.output_throughput = figures_number(t10, "rate_per_s");
-    f.preemptions = figures_number(verdicts.result(TripwireId::T1), "preemptions");
+    if (t10 && t10->status == Status::pass) f.output_throughput = verdicts.measured.output_rate_per_s;
+    if (verdicts.result(TripwireId::T1)) f.preemptions = verdicts.measured.preemptions;
+    if (verdicts.result(TripwireId::T16)) f.prefix_hit_rate = verdicts.measured.prefix_hit_rate;
     if (const BenchResult* b = ev.bench ? &*ev.bench : nullptr) {
         f.request_throughput = b->request_throughput;
         if (!f.request_throughput && b->completed && b->duration_s && *b->duration_s > 0)

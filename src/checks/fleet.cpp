@@ -8,13 +8,14 @@ namespace inferlint::checks {
 
 namespace {
 
-bool restarted(const CheckResult& r) { return r.evidence.is_object() && r.evidence.value("restarted", false); }
-
 // T1 of a replica Prometheus saw restart (its counters reset in the window) where its
 // snapshots could not tell (no *_created stamps, and counters grown past where they were).
 void restart_seen(RunVerdicts& v, long long resets) {
+    if (v.measured.restarted) return;  // its snapshots said so already
+    v.measured.restarted = true;
+    v.measured.forget(TripwireId::T1);
     for (auto& r : v.results) {
-        if (r.tripwire != TripwireId::T1 || restarted(r)) continue;
+        if (r.tripwire != TripwireId::T1) continue;
         Json ev = Json::object();
         ev["restarted"] = true;
         ev["resets"] = resets;
@@ -121,7 +122,10 @@ FleetVerdicts check_fleet(const std::vector<ReplicaEvidence>& replicas, const Ru
         CheckResult across = across_replicas(x.tripwire, each);
         // T9 and T14 are each replica's; for the rest a replica that fails fails the fleet.
         const bool per_replica = x.tripwire == TripwireId::T9 || x.tripwire == TripwireId::T14;
-        if (per_replica || (across.status == Status::fail && x.status != Status::fail)) x = std::move(across);
+        if (per_replica || (across.status == Status::fail && x.status != Status::fail)) {
+            out.fleet.measured.forget(x.tripwire);
+            x = std::move(across);
+        }
     }
     // A tripwire the replicas give that the fleet's evidence could not (no union snapshot,
     // because a replica has none at an end): the replicas' verdicts, as one.

@@ -120,9 +120,12 @@ void check_recording(const RunEvidence& ev, RunVerdicts& out) {
     } else if (ev.after && !engine_of({&*ev.after}).metrics.cache_info.empty()) {
         NullBlockFinding t14 = null_block(series->stats, *ev.after);
         out.usable_blocks = t14.usable_blocks;
+        out.measured.reported_blocks = t14.reported_blocks;
+        out.measured.inferred_blocks = t14.inferred_blocks;
         out.results.push_back(std::move(t14.result));
     }
     out.results.push_back(concurrency_ceiling(series->stats, engine, out.usable_blocks));
+    if (series->stats.samples > 0) out.measured.peak_running = series->stats.peak_running;
     if (ev.requested)
         out.results.push_back(
             check_concurrency_reached(series->stats, engine, ev.requested->value(), ev.first_facts()));
@@ -134,17 +137,19 @@ RunVerdicts check_load(const RunEvidence& ev) {
     RunVerdicts out;
     if (ev.before && ev.after) {
         const SeriesSummary* series = ev.series ? &*ev.series : nullptr;
-        out.results.push_back(check_no_preemption(*ev.before, *ev.after, pause_evidence(series, ev.first_facts())));
-        out.results.push_back(precise_rate(*ev.before, *ev.after, ev.rate_counter));
+        out.results.push_back(
+            check_no_preemption(*ev.before, *ev.after, pause_evidence(series, ev.first_facts()), &out.measured));
+        out.results.push_back(precise_rate(*ev.before, *ev.after, ev.rate_counter, &out.measured));
     }
     check_recording(ev, out);
-    if (auto t16 = check_prefix_cache_hits(ev)) out.results.push_back(std::move(*t16));
+    if (auto t16 = check_prefix_cache_hits(ev, &out.measured)) out.results.push_back(std::move(*t16));
     return out;
 }
 
-std::optional<CheckResult> check_prefix_cache_hits(const RunEvidence& ev) {
+std::optional<CheckResult> check_prefix_cache_hits(const RunEvidence& ev, Measured* measured) {
     if (!ev.before || !ev.after) return std::nullopt;
-    return check_prefix_cache(*ev.before, *ev.after, {.facts = ev.first_facts(), .unique_prompts = ev.unique_prompts});
+    return check_prefix_cache(*ev.before, *ev.after, {.facts = ev.first_facts(), .unique_prompts = ev.unique_prompts},
+                              measured);
 }
 
 namespace {
@@ -152,12 +157,9 @@ namespace {
 // Whether the snapshots show the server emitting more than one token per step.
 bool suite_speculating(const Snapshot& before, const Snapshot& after) {
     Json unused = Json::object();
-    try {
-        auto tps = tokens_per_step(before, after, unused);
-        return tps && *tps > 1.0;
-    } catch (const ServerRestarted&) {
-        return false;
-    }
+    Deltas delta(before, after);
+    auto tps = tokens_per_step(before, after, delta, unused);
+    return tps && *tps > 1.0;
 }
 
 }  // namespace
@@ -196,6 +198,7 @@ RunVerdicts check_run(const RunEvidence& ev) {
     RunVerdicts load = check_load(ev);
     for (auto& r : load.results) out.results.push_back(std::move(r));
     out.usable_blocks = load.usable_blocks;
+    out.measured = load.measured;
     // After the load's verdicts, so that T1..T15 keep the order the reference prints.
     if (counts.t18) out.results.push_back(std::move(*counts.t18));
     if (ev.gpu) {

@@ -13,7 +13,7 @@ std::string plural(long long n) { return n == 1 ? "" : "s"; }
 
 // TensorRT-LLM exports only a gauge of paused requests. Its log (INFO) names each pause;
 // without the log a recording can show that pauses happened, never that none did.
-CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
+CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p, Measured* measured) {
     Json ev = Json::object();
     ev["engine"] = engine.key;
     ev["series"] = engine.metrics.paused;
@@ -24,6 +24,7 @@ CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
         ev["served_in_log"] = served;
         if (logged) {
             ev["preemptions"] = logged;
+            if (measured) measured->preemptions = static_cast<double>(logged);
             return {TripwireId::T1, Status::fail,
                     fmt::format("{} request{} paused for recompute during the run, from the server log ({} "
                                 "counts none)",
@@ -31,6 +32,7 @@ CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
                     ev};
         }
         ev["preemptions"] = 0;
+        if (measured) measured->preemptions = 0.0;
         return {TripwireId::T1, Status::pass,
                 fmt::format("no pause in the server log, which covers {} answered requests", served), ev};
     }
@@ -70,19 +72,24 @@ CheckResult paused_in_recording(const Engine& engine, const PauseEvidence& p) {
 
 }  // namespace
 
-CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, const PauseEvidence& pauses) {
+CheckResult restarted(TripwireId id, Status status, const Restart& restart) {
+    Json ev = Json::object();
+    ev["restarted"] = true;
+    ev.update(restart.evidence);
+    return {id, status, restart.message, ev};
+}
+
+CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, const PauseEvidence& pauses,
+                                Measured* measured) {
     const Engine& engine = engine_of({&before, &after});
     const std::string& word = engine.preemption;
-    if (engine.metrics.preemptions.empty()) return paused_in_recording(engine, pauses);
+    if (engine.metrics.preemptions.empty()) return paused_in_recording(engine, pauses, measured);
     const std::string& name = engine.metrics.preemptions;
-    std::optional<double> n;
-    try {
-        n = counter_delta(before, after, name, engine.witness(name));
-    } catch (const ServerRestarted& e) {
-        Json ev = Json::object();
-        ev["restarted"] = true;
-        ev.update(e.evidence);
-        return {TripwireId::T1, Status::fail, e.what(), ev};
+    Deltas delta(before, after);
+    std::optional<double> n = delta(name, engine.witness(name));
+    if (delta.restart()) {
+        if (measured) measured->restarted = true;
+        return restarted(TripwireId::T1, Status::fail, *delta.restart());
     }
     Json ev = Json::object();
     ev["engine"] = engine.key;
@@ -95,9 +102,11 @@ CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, c
         std::string msg = fmt::format("{:g} {}{} during the run", *n, word, *n == 1 ? "" : "s");
         if (engine.logs_preemptions) msg += fmt::format(" ({} logs a warning for each)", engine.name);
         ev["preemptions"] = *n;
+        if (measured) measured->preemptions = *n;
         return {TripwireId::T1, Status::fail, msg, ev};
     }
     ev["preemptions"] = 0;
+    if (measured) measured->preemptions = 0.0;
     return {TripwireId::T1, Status::pass, fmt::format("no {}s", word), ev};
 }
 

@@ -9,14 +9,16 @@
 
 namespace inferlint::checks {
 
-CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const std::string& counter_arg) {
+CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const std::string& counter_arg,
+                         Measured* measured) {
     std::string counter = counter_arg.empty() ? engine_of({&before, &after}).metrics.generation_tokens : counter_arg;
-    std::optional<double> tokens;
+    Deltas delta(before, after);
+    std::optional<double> tokens = delta(counter);
+    if (delta.restart()) return {TripwireId::T10, Status::unknown, delta.restart()->message, Json::object()};
     Span span;
     try {
-        tokens = counter_delta(before, after, counter);
         span = span_s(before, after);
-    } catch (const std::runtime_error& e) {  // ServerRestarted, or clocks that cannot give a span
+    } catch (const std::runtime_error& e) {  // clocks that cannot give a span
         return {TripwireId::T10, Status::unknown, e.what(), Json::object()};
     }
     if (!tokens)
@@ -39,14 +41,21 @@ CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const st
         double naive = *tokens / static_cast<double>(int_span);
         ev["integer_second_rate_per_s"] = naive;
         ev["integer_second_error"] = naive / rate - 1;
+        if (measured) {
+            measured->integer_second_rate_per_s = naive;
+            measured->integer_second_error = naive / rate - 1;
+        }
+    }
+    if (measured) {
+        measured->output_rate_per_s = rate;
+        measured->span_s = span.seconds;
     }
     return {TripwireId::T10, Status::pass, fmt::format("{:.2f} tokens/s over {:.3f}s", rate, span.seconds), ev};
 }
 
-CheckResult with_timer_comparison(CheckResult r) {
-    if (!r.evidence.contains("integer_second_error")) return r;
-    double naive = r.evidence["integer_second_rate_per_s"].get<double>();
-    double err = r.evidence["integer_second_error"].get<double>();
+CheckResult with_timer_comparison(CheckResult r, const Measured& measured) {
+    if (r.tripwire != TripwireId::T10 || !measured.integer_second_error) return r;
+    const double naive = *measured.integer_second_rate_per_s, err = *measured.integer_second_error;
     r.message += fmt::format("; an integer-second timer would say {:.2f} ({:+.2f}%)", naive, err * 100);
     return r;
 }

@@ -63,20 +63,26 @@ NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot) 
     };
     if (!inf.blocks || !inf.trusted)
         return {{TripwireId::T14, Status::unknown, fmt::format("block count not inferable: {}", inf.reason()), ev},
-                std::nullopt};
+                std::nullopt,
+                reported,
+                inf.blocks};
     if (*inf.blocks == *reported - 1) {
         // Only a count that matched the server's own figure is trusted for T9.
         return {
             {TripwireId::T14, Status::pass,
              fmt::format("gauge denominator is {} = num_gpu_blocks ({}) - 1 null block", *inf.blocks, *reported), ev},
-            *inf.blocks};
+            *inf.blocks,
+            reported,
+            inf.blocks};
     }
     return {{TripwireId::T14, Status::fail,
              fmt::format("gauge denominator is {}, expected num_gpu_blocks - 1 = {}; either the gauge's meaning "
                          "changed or the recording comes from another boot than the snapshot",
                          *inf.blocks, *reported - 1),
              ev},
-            std::nullopt};
+            std::nullopt,
+            reported,
+            inf.blocks};
 }
 
 }  // namespace inferlint::checks

@@ -20,16 +20,10 @@ const char* plural_s(long long n) { return n == 1 ? "" : "s"; }
 CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& before, const Snapshot& after,
                                       long long expected_extra_requests, const CheckResult* chunks) {
     const MetricNames& names = engine_of({&before, &after}).metrics;
-    std::optional<double> done, tokens;
-    try {
-        done = counter_delta(before, after, names.request_success);
-        tokens = counter_delta(before, after, names.generation_tokens);
-    } catch (const ServerRestarted& e) {
-        Json ev = Json::object();
-        ev["restarted"] = true;
-        for (const auto& [k, v] : e.evidence.items()) ev[k] = v;
-        return {TripwireId::T15, Status::unknown, e.what(), ev};
-    }
+    Deltas delta(before, after);
+    std::optional<double> done = delta(names.request_success);
+    std::optional<double> tokens = delta(names.generation_tokens);
+    if (delta.restart()) return restarted(TripwireId::T15, Status::unknown, *delta.restart());
     Json ev = Json::object();
     ev["client_completed"] = or_null(bench.completed);
     ev["client_failed"] = or_null(bench.failed);

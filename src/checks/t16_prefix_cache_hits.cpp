@@ -24,9 +24,8 @@ struct CacheCounts {
     Json extra = Json::object();       // the engine's own figures, for the evidence
 };
 
-std::optional<double> t16_delta(const Snapshot& before, const Snapshot& after, const Engine& engine,
-                                const std::string& name) {
-    return counter_delta(before, after, name, engine.witness(name));
+std::optional<double> t16_delta(Deltas& delta, const Engine& engine, const std::string& name) {
+    return delta(name, engine.witness(name));
 }
 
 // Hits served through a KV connector or CPU offloading are counted apart, in
@@ -35,16 +34,16 @@ std::optional<double> t16_delta(const Snapshot& before, const Snapshot& after, c
 constexpr const char* kVllmExternalHits = "vllm:external_prefix_cache_hits_total";
 constexpr const char* kVllmExternalQueries = "vllm:external_prefix_cache_queries_total";
 
-CacheCounts vllm_counts(const Snapshot& before, const Snapshot& after, const MetricNames& m) {
+CacheCounts vllm_counts(Deltas& delta, const MetricNames& m) {
     CacheCounts c;
-    c.hit = counter_delta(before, after, m.prefix_cache_hits);
-    c.queried = counter_delta(before, after, m.prefix_cache_queries);
+    c.hit = delta(m.prefix_cache_hits);
+    c.queried = delta(m.prefix_cache_queries);
     if (!c.hit) c.missing.push_back(m.prefix_cache_hits);
     if (!c.queried) c.missing.push_back(m.prefix_cache_queries);
-    auto ext_hit = counter_delta(before, after, kVllmExternalHits);
+    auto ext_hit = delta(kVllmExternalHits);
     if (ext_hit) {
         c.extra["external_hits"] = *ext_hit;
-        c.extra["external_queries"] = or_null(counter_delta(before, after, kVllmExternalQueries));
+        c.extra["external_queries"] = or_null(delta(kVllmExternalQueries));
         c.extra["local_hits"] = or_null(c.hit);
         if (c.hit) c.hit = *c.hit + *ext_hit;
     }
@@ -54,11 +53,11 @@ CacheCounts vllm_counts(const Snapshot& before, const Snapshot& after, const Met
 // SGLang 0.5.20 writes cached_tokens_total from the first hit only, so a run without one
 // has none; the prompt tokens less the uncached ones say the same and are always there
 // (the recorded own-client run: 3,064 - 2,977 = 87 = the cached counter's increase).
-CacheCounts sglang_counts(const Snapshot& before, const Snapshot& after, const MetricNames& m) {
+CacheCounts sglang_counts(Deltas& delta, const MetricNames& m) {
     CacheCounts c;
-    c.queried = counter_delta(before, after, m.prompt_tokens);
-    auto uncached = counter_delta(before, after, m.uncached_prompt_tokens + "_sum");
-    auto cached = counter_delta(before, after, m.prefix_cache_hits);
+    c.queried = delta(m.prompt_tokens);
+    auto uncached = delta(m.uncached_prompt_tokens + "_sum");
+    auto cached = delta(m.prefix_cache_hits);
     c.extra["uncached_tokens"] = or_null(uncached);
     c.extra["cached_tokens_counter"] = or_null(cached);
     if (!c.queried) c.missing.push_back(m.prompt_tokens);
@@ -75,15 +74,15 @@ CacheCounts sglang_counts(const Snapshot& before, const Snapshot& after, const M
 // TensorRT-LLM's block counters also count a paused request taking back its own blocks
 // (the recorded pauses run: 9 reused blocks, 0 cached prompt tokens), so the token
 // counter comes first and the blocks are the fallback.
-CacheCounts trtllm_counts(const Snapshot& before, const Snapshot& after, const Engine& engine) {
+CacheCounts trtllm_counts(Deltas& delta, const Engine& engine) {
     const MetricNames& m = engine.metrics;
     CacheCounts c;
-    auto reused = t16_delta(before, after, engine, m.cache_reused_blocks);
-    auto missed = t16_delta(before, after, engine, m.cache_missed_blocks);
+    auto reused = t16_delta(delta, engine, m.cache_reused_blocks);
+    auto missed = t16_delta(delta, engine, m.cache_missed_blocks);
     c.extra["reused_blocks"] = or_null(reused);
     c.extra["missed_blocks"] = or_null(missed);
-    c.hit = counter_delta(before, after, m.prefix_cache_hits);
-    c.queried = counter_delta(before, after, m.prompt_tokens);
+    c.hit = delta(m.prefix_cache_hits);
+    c.queried = delta(m.prompt_tokens);
     if (c.hit && c.queried) return c;
     if (reused && missed) {
         c.hit = reused;
@@ -96,16 +95,16 @@ CacheCounts trtllm_counts(const Snapshot& before, const Snapshot& after, const E
     return c;
 }
 
-CacheCounts counts_of(const Snapshot& before, const Snapshot& after, const Engine& engine) {
+CacheCounts counts_of(Deltas& delta, const Engine& engine) {
     switch (engine.id) {
         case EngineId::sglang:
-            return sglang_counts(before, after, engine.metrics);
+            return sglang_counts(delta, engine.metrics);
         case EngineId::trtllm:
-            return trtllm_counts(before, after, engine);
+            return trtllm_counts(delta, engine);
         case EngineId::vllm:
             break;
     }
-    return vllm_counts(before, after, engine.metrics);
+    return vllm_counts(delta, engine.metrics);
 }
 
 std::string t16_count(double n) { return util::text::with_commas(static_cast<long long>(std::llround(n))); }
@@ -164,22 +163,18 @@ std::optional<std::string> prefix_caching_off(const Snapshot& snapshot) {
     return name + " enable_prefix_caching=\"False\"";
 }
 
-CheckResult check_prefix_cache(const Snapshot& before, const Snapshot& after, const PrefixCacheContext& ctx) {
+CheckResult check_prefix_cache(const Snapshot& before, const Snapshot& after, const PrefixCacheContext& ctx,
+                               Measured* measured) {
     const Engine& engine = engine_of({&before, &after});
-    CacheCounts c;
-    try {
-        c = counts_of(before, after, engine);
-    } catch (const ServerRestarted& e) {
-        Json ev = Json::object();
-        ev["restarted"] = true;
-        for (const auto& [k, v] : e.evidence.items()) ev[k] = v;
-        return {TripwireId::T16, Status::unknown, e.what(), ev};
-    }
+    Deltas delta(before, after);
+    CacheCounts c = counts_of(delta, engine);
+    if (delta.restart()) return restarted(TripwireId::T16, Status::unknown, *delta.restart());
     std::optional<std::string> off = ctx.facts ? prefix_caching_off(*ctx.facts) : std::nullopt;
     if (!off) off = prefix_caching_off(after);
     const bool counted = c.hit && c.queried && std::isfinite(*c.hit) && std::isfinite(*c.queried);
     std::optional<double> share;
     if (counted && *c.queried > 0 && *c.hit >= 0) share = *c.hit / *c.queried;
+    if (measured) measured->prefix_hit_rate = share;
 
     Json ev = Json::object();
     ev["hit_tokens"] = c.in_blocks ? Json(nullptr) : or_null(c.hit);

@@ -173,11 +173,11 @@ CheckResult t18_compare(const T18Counts& c, long long expected_extra, Json ev, c
 
 }  // namespace
 
-std::optional<double> tokens_per_step(const Snapshot& before, const Snapshot& after, Json& evidence) {
+std::optional<double> tokens_per_step(const Snapshot& before, const Snapshot& after, Deltas& delta, Json& evidence) {
     const MetricNames& names = engine_of({&before, &after}).metrics;
     if (!names.spec_drafts.empty()) {
-        auto drafts = counter_delta(before, after, names.spec_drafts);
-        auto accepted = counter_delta(before, after, names.spec_accepted_tokens);
+        auto drafts = delta(names.spec_drafts);
+        auto accepted = delta(names.spec_accepted_tokens);
         evidence["spec_drafts"] = or_null(drafts);
         evidence["spec_accepted_tokens"] = or_null(accepted);
         if (!drafts || !accepted || !std::isfinite(*drafts) || !std::isfinite(*accepted)) return std::nullopt;
@@ -198,18 +198,12 @@ CheckResult check_chunks_not_tokens(const BenchResult* bench, const Snapshot& be
     Json ev = Json::object();
     ev["client_completed"] = bench ? or_null(bench->completed) : Json(nullptr);
     ev["client_output_tokens"] = bench ? or_null(bench->output_tokens) : Json(nullptr);
-    std::optional<double> done, tokens, tps;
     Json spec = Json::object();
-    try {
-        done = counter_delta(before, after, names.request_success);
-        tokens = counter_delta(before, after, names.generation_tokens);
-        tps = tokens_per_step(before, after, spec);
-    } catch (const ServerRestarted& e) {
-        Json r = Json::object();
-        r["restarted"] = true;
-        for (const auto& [k, v] : e.evidence.items()) r[k] = v;
-        return t18_result(Status::unknown, e.what(), r);
-    }
+    Deltas delta(before, after);
+    std::optional<double> done = delta(names.request_success);
+    std::optional<double> tokens = delta(names.generation_tokens);
+    std::optional<double> tps = tokens_per_step(before, after, delta, spec);
+    if (delta.restart()) return restarted(TripwireId::T18, Status::unknown, *delta.restart());
     ev["server_finished"] = or_null(done);
     ev["server_output_tokens"] = or_null(tokens);
     for (const auto& [k, v] : spec.items()) ev[k] = v;

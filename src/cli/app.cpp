@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -347,25 +348,30 @@ const Engine& effective_engine(const Common& common, const Engine* found) {
     return vllm();
 }
 
+// A first word that is no command and no option: one line with the closest command's name, exit 2.
+static std::optional<int> refuse_unknown_command(const std::string& word) {
+    const auto& cmds = commands();
+    if (word.starts_with("-") ||
+        std::any_of(cmds.begin(), cmds.end(), [&](const Command& c) { return c.name == word; }))
+        return std::nullopt;
+    std::string best;
+    double best_score = 0.6;
+    for (const auto& c : cmds) {
+        double s = similarity(word, c.name);
+        if (s >= best_score) best_score = s, best = c.name;
+    }
+    std::string hint = best.empty() ? "" : fmt::format(" Did you mean '{}'?", best);
+    std::cerr << fmt::format("inferlint: unknown command '{}'.{} 'inferlint --help' lists them.\n", word, hint);
+    return 2;
+}
+
 int run(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cout << start_text();
         return 0;
     }
-    const auto& cmds = commands();
-    if (!args[0].starts_with("-") &&
-        std::none_of(cmds.begin(), cmds.end(), [&](const Command& c) { return c.name == args[0]; })) {
-        std::string best;
-        double best_score = 0.6;
-        for (const auto& c : cmds) {
-            double s = similarity(args[0], c.name);
-            if (s >= best_score) best_score = s, best = c.name;
-        }
-        std::string hint = best.empty() ? "" : fmt::format(" Did you mean '{}'?", best);
-        std::cerr << fmt::format("inferlint: unknown command '{}'.{} 'inferlint --help' lists them.\n", args[0], hint);
-        return 2;
-    }
+    if (auto refused = refuse_unknown_command(args[0])) return *refused;
 
     CLI::App app{"inferlint: checks an inference server's benchmark run for silent problems (tripwires).", "inferlint"};
     app.footer(

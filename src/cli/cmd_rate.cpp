@@ -37,7 +37,10 @@ const Registrar reg{
                     ev.after = std::move(snaps->second);
                     ev.rate_counter = o->counter;
                     // The terminal also shows what an integer-second timer would have said.
-                    return emit(checks::check_load(ev).only({TripwireId::T10}), common, checks::with_timer_comparison);
+                    checks::RunVerdicts verdicts = checks::check_load(ev);
+                    return emit(verdicts.only({TripwireId::T10}), common, [&verdicts](CheckResult r) {
+                        return checks::with_timer_comparison(std::move(r), verdicts.measured);
+                    });
                 };
             }}};
 

@@ -270,69 +270,74 @@ private:
                 continue;
             }
             p_ += 2;
-            switch (e) {
-                case '\n':
+            escape(out, e, bytes);
+        }
+    }
+
+    // One escape after a backslash (the backslash and `e` already consumed), as Python reads it.
+    void escape(std::string& out, char e, bool bytes) {
+        switch (e) {
+            case '\n':
+                break;
+            case '\\':
+                out += '\\';
+                break;
+            case '\'':
+                out += '\'';
+                break;
+            case '"':
+                out += '"';
+                break;
+            case 'a':
+                out += '\a';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'v':
+                out += '\v';
+                break;
+            case 'x':
+                append_utf8(out, hex_escape(2));
+                break;
+            case 'u':
+                if (bytes) {
+                    out += "\\u";
                     break;
-                case '\\':
-                    out += '\\';
+                }
+                append_utf8(out, hex_escape(4));
+                break;
+            case 'U':
+                if (bytes) {
+                    out += "\\U";
                     break;
-                case '\'':
-                    out += '\'';
-                    break;
-                case '"':
-                    out += '"';
-                    break;
-                case 'a':
-                    out += '\a';
-                    break;
-                case 'b':
-                    out += '\b';
-                    break;
-                case 'f':
-                    out += '\f';
-                    break;
-                case 'n':
-                    out += '\n';
-                    break;
-                case 'r':
-                    out += '\r';
-                    break;
-                case 't':
-                    out += '\t';
-                    break;
-                case 'v':
-                    out += '\v';
-                    break;
-                case 'x':
-                    append_utf8(out, hex_escape(2));
-                    break;
-                case 'u':
-                    if (bytes) {
-                        out += "\\u";
-                        break;
-                    }
-                    append_utf8(out, hex_escape(4));
-                    break;
-                case 'U':
-                    if (bytes) {
-                        out += "\\U";
-                        break;
-                    }
-                    append_utf8(out, hex_escape(8));
-                    break;
-                case 'N':
-                    fail("named unicode escapes are not supported");
-                default:
-                    if (e >= '0' && e <= '7') {
-                        std::uint32_t v = static_cast<std::uint32_t>(e - '0');
-                        for (int i = 0; i < 2 && peek() >= '0' && peek() <= '7'; ++i)
-                            v = v * 8 + static_cast<std::uint32_t>(s_[p_++] - '0');
-                        append_utf8(out, v);
-                    } else {
-                        out += '\\';  // unknown escapes stay as written
-                        out += e;
-                    }
-            }
+                }
+                append_utf8(out, hex_escape(8));
+                break;
+            case 'N':
+                fail("named unicode escapes are not supported");
+            default:
+                if (e >= '0' && e <= '7') {
+                    std::uint32_t v = static_cast<std::uint32_t>(e - '0');
+                    for (int i = 0; i < 2 && peek() >= '0' && peek() <= '7'; ++i)
+                        v = v * 8 + static_cast<std::uint32_t>(s_[p_++] - '0');
+                    append_utf8(out, v);
+                } else {
+                    out += '\\';  // unknown escapes stay as written
+                    out += e;
+                }
         }
     }
 

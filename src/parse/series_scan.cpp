@@ -26,7 +26,6 @@
 #include <system_error>
 #include <thread>
 #include <vector>
-#include <sched.h>
 
 namespace inferlint::series_read {
 
@@ -444,15 +443,6 @@ void scan_by_blocks(const ReadAt& read_at, const std::string& source, Scanner& s
     if (failure) std::rethrow_exception(failure);
 }
 
-// The threads a large file is read on: this machine's CPUs (those this process may run
-// on), at most 4.
-int file_threads() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    int cpus = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    return std::clamp(cpus, 1, 4);
-}
-
 }  // namespace
 
 SeriesScan scan_text(std::string_view text, const std::string& source,
@@ -486,8 +476,8 @@ SeriesScan scan_file(const fs::path& path, const std::function<void(const Series
     Scanner scanner(source, on_sample);
     const std::optional<std::uint64_t> size = file.regular_size();
     int threads = blocks.threads;
-    // Automatic: a regular file of more than a few blocks, on the machine's CPUs.
-    if (threads == 0) threads = size && *size >= 4 * blocks.block_bytes ? file_threads() : 1;
+    // Automatic: a regular file of more than a few blocks, on the CPUs this process may use (at most 4).
+    if (threads == 0) threads = size && *size >= 4 * blocks.block_bytes ? std::clamp(util::usable_cpus(), 1, 4) : 1;
     if (threads > 1 && size) {
         ReadAt at = [&file](char* into, std::size_t size, std::uint64_t offset) {
             return file.read_at(into, size, offset);

@@ -135,35 +135,39 @@ std::string g(double v) { return fmt::format("{:g}", v); }
 
 }  // namespace
 
-std::optional<double> counter_delta(const Snapshot& a, const Snapshot& b, const std::string& name,
-                                    const std::string& witness, const prom::LabelFilter& labels) {
-    auto moved = created_changes(a, b);
-    if (!moved.empty()) {
-        const auto& m = moved.front();
-        Json ev = Json::object();
-        ev["created_changed"] = moved.size();
-        ev["example"] = m.name;
-        ev["before"] = m.before;
-        ev["after"] = m.after;
-        throw ServerRestarted(
-            fmt::format("server restarted between snapshots ({} *_created stamps moved, e.g. {}: {:.3f} -> {:.3f})",
-                        moved.size(), m.name, m.before, m.after),
-            ev);
-    }
+Deltas::Deltas(const Snapshot& before, const Snapshot& after) : before_(before), after_(after) {
+    auto moved = created_changes(before, after);
+    if (moved.empty()) return;
+    const auto& m = moved.front();
+    Json ev = Json::object();
+    ev["created_changed"] = moved.size();
+    ev["example"] = m.name;
+    ev["before"] = m.before;
+    ev["after"] = m.after;
+    restart_ = Restart{fmt::format("server restarted between snapshots ({} *_created stamps moved, e.g. {}: {:.3f} "
+                                   "-> {:.3f})",
+                                   moved.size(), m.name, m.before, m.after),
+                       ev};
+}
+
+std::optional<double> Deltas::operator()(const std::string& name, const std::string& witness,
+                                         const prom::LabelFilter& labels) {
+    if (restart_) return std::nullopt;
     auto value = [&](const Snapshot& s) -> std::optional<double> {
         auto v = s.metrics().total(name, labels);
         if (!v && !witness.empty() && s.metrics().has(witness)) return 0.0;
         return v;
     };
-    auto v0 = value(a), v1 = value(b);
+    auto v0 = value(before_), v1 = value(after_);
     if (!v0 || !v1) return std::nullopt;
     if (*v1 < *v0) {
         Json ev = Json::object();
         ev["counter"] = name;
         ev["before"] = *v0;
         ev["after"] = *v1;
-        throw ServerRestarted(
-            fmt::format("{} went down ({} -> {}); counters only reset on restart", name, g(*v0), g(*v1)), ev);
+        restart_ =
+            Restart{fmt::format("{} went down ({} -> {}); counters only reset on restart", name, g(*v0), g(*v1)), ev};
+        return std::nullopt;
     }
     return *v1 - *v0;
 }

@@ -64,23 +64,16 @@ std::string plural(long long n, std::string_view word) {
     return fmt::format("{} {}{}", grouped(double(n)), word, n == 1 ? "" : "s");
 }
 
-std::optional<double> number_in(const CheckResult* r, const char* key) {
-    if (!r) return std::nullopt;
-    auto it = r->evidence.find(key);
-    if (it == r->evidence.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
-}
-
 // The most requests that ran at once, when T8 found it short of the load.
 std::optional<double> short_peak(const Report& rep) {
     const CheckResult* t8 = rep.result(TripwireId::T8);
     if (!t8 || t8->status != Status::fail) return std::nullopt;
-    return number_in(t8, "peak_running");
+    return rep.measured.peak_running;
 }
 
 std::optional<std::string> preempted(const Report& rep) {
-    auto n = number_in(rep.result(TripwireId::T1), "preemptions");
-    if (!n || *n <= 0) return std::nullopt;
+    auto n = rep.measured.preemptions;
+    if (!rep.result(TripwireId::T1) || !n || *n <= 0) return std::nullopt;
     std::string_view verb = rep.engine->preemption == "retraction" ? "retracted"
                             : rep.engine->preemption == "pause"    ? "paused"
                                                                    : "preempted";

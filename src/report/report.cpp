@@ -21,10 +21,10 @@ std::string default_title(const std::vector<std::pair<std::string, parse::BootFa
     return "Tripwire report";
 }
 
-std::optional<double> mean_of(const Snapshot& before, const Snapshot& after, const std::string& histogram) {
+std::optional<double> mean_of(Deltas& delta, const std::string& histogram) {
     if (histogram.empty()) return std::nullopt;
-    auto total = counter_delta(before, after, histogram + "_sum");
-    auto count = counter_delta(before, after, histogram + "_count");
+    auto total = delta(histogram + "_sum");
+    auto count = delta(histogram + "_count");
     if (!total || !count || *count == 0) return std::nullopt;
     return *total / *count;
 }
@@ -57,25 +57,24 @@ Summary summarize_run(const std::optional<Snapshot>& before, const std::optional
     } catch (const std::runtime_error&) {
         // no clock (bare Prometheus text), or the clocks disagree: no span
     }
-    try {
-        if (!names.finished_reason_label.empty()) {
-            for (std::string_view reason : kReasons) {
-                auto n = counter_delta(*before, *after, names.request_success, "",
-                                       {{names.finished_reason_label, std::string(reason)}});
-                if (n) sm.finished.emplace_back(std::string(reason), static_cast<long long>(*n));
-            }
-        } else {
-            sm.finished_total = as_count(counter_delta(*before, *after, names.request_success));
+    Deltas delta(*before, *after);
+    if (!names.finished_reason_label.empty()) {
+        for (std::string_view reason : kReasons) {
+            auto n = delta(names.request_success, "", {{names.finished_reason_label, std::string(reason)}});
+            if (n) sm.finished.emplace_back(std::string(reason), static_cast<long long>(*n));
         }
-        sm.output_tokens = as_count(counter_delta(*before, *after, names.generation_tokens));
-        sm.prompt_tokens = as_count(counter_delta(*before, *after, names.prompt_tokens));
-        if (!names.preemptions.empty())
-            sm.preemptions =
-                as_count(counter_delta(*before, *after, names.preemptions, engine.witness(names.preemptions)));
-        sm.mean_latency_s = mean_of(*before, *after, names.e2e_latency);
-        sm.mean_first_token_s = mean_of(*before, *after, names.first_token);
-        sm.mean_queue_s = mean_of(*before, *after, names.queue_time);
-    } catch (const ServerRestarted&) {
+    } else {
+        sm.finished_total = as_count(delta(names.request_success));
+    }
+    sm.output_tokens = as_count(delta(names.generation_tokens));
+    sm.prompt_tokens = as_count(delta(names.prompt_tokens));
+    if (!names.preemptions.empty())
+        sm.preemptions = as_count(delta(names.preemptions, engine.witness(names.preemptions)));
+    sm.mean_latency_s = mean_of(delta, names.e2e_latency);
+    sm.mean_first_token_s = mean_of(delta, names.first_token);
+    sm.mean_queue_s = mean_of(delta, names.queue_time);
+    if (delta.restart()) {
+        // Nothing between two server processes is a figure of this run: only what the recording says.
         Summary kept;
         kept.peak_running = sm.peak_running;
         kept.interval_s = sm.interval_s;
@@ -115,6 +114,7 @@ Report build_report(checks::RunEvidence ev, checks::RunVerdicts verdicts, std::o
     Report rep;
     rep.results = std::move(verdicts.results);
     rep.usable_blocks = verdicts.usable_blocks;
+    rep.measured = verdicts.measured;
     for (auto& b : ev.boots) rep.boots.emplace_back(std::move(b.label), std::move(b.facts));
     const Engine& engine = ev.engine();
     rep.engine = &engine;

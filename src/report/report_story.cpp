@@ -73,13 +73,6 @@ std::string tile(std::string_view label, const std::string& value, const std::st
         escape_html(label), badge, escape_html(value), escape_html(sub));
 }
 
-std::optional<double> ev_number(const CheckResult* r, const char* key) {
-    if (!r) return std::nullopt;
-    auto it = r->evidence.find(key);
-    if (it == r->evidence.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
-}
-
 std::string tiles(const Report& rep) {
     std::string out;
     if (rep.series) {
@@ -91,7 +84,7 @@ std::string tiles(const Report& rep) {
         out += tile("Ran at once", fmt_n(rep.series->peak_running()) + of, sub, t8 ? t8->status : Status::pass);
     }
     const CheckResult* t1 = rep.result(TripwireId::T1);
-    if (auto n = ev_number(t1, "preemptions")) {
+    if (auto n = rep.measured.preemptions; t1 && n) {
         const Engine& e = *rep.engine;
         std::string logged = e.logs_preemptions
                                  ? e.name + " logs each one."
@@ -100,12 +93,11 @@ std::string tiles(const Report& rep) {
                     "Requests evicted and recomputed. " + logged, t1->status);
     }
     const CheckResult* t10 = rep.result(TripwireId::T10);
-    if (auto rate = ev_number(t10, "rate_per_s")) {
-        double span = ev_number(t10, "span_s").value_or(0.0);
+    if (auto rate = rep.measured.output_rate_per_s; t10 && rate) {
+        double span = rep.measured.span_s.value_or(0.0);
         std::string sub = fmt::format("over {:.1f} s", span);
-        auto err = t10->evidence.find("integer_second_error");
-        if (err != t10->evidence.end() && err->is_number_float())
-            sub += fmt::format("; a whole-second timer reads {:+.2f}%", err->get<double>() * 100);
+        if (auto err = rep.measured.integer_second_error)
+            sub += fmt::format("; a whole-second timer reads {:+.2f}%", *err * 100);
         const auto& b = rep.bench;
         if (b && b->output_throughput && *b->output_throughput && b->duration_s && *b->duration_s)
             sub = fmt::format(
@@ -119,15 +111,14 @@ std::string tiles(const Report& rep) {
                     fmt::format("p99 {}; as the load tool measured it, queueing included", ms(*rep.bench->p99_ttft_ms)),
                     std::nullopt);
     const CheckResult* t14 = rep.result(TripwireId::T14);
-    if (auto u = ev_number(t14, "inferred_usable_blocks"); u && *u != 0) {
-        std::string reported = t14->evidence.contains("reported_num_gpu_blocks")
-                                   ? t14->evidence["reported_num_gpu_blocks"].dump()
-                                   : std::string(kDash);
+    if (auto u = rep.measured.inferred_blocks; t14 && u && *u != 0) {
+        const auto& blocks = rep.measured.reported_blocks;
+        std::string reported = blocks ? std::to_string(*blocks) : std::string(kDash);
         std::string sub = reported + " reported, one held back";
         if (!rep.boots.empty() && rep.boots.front().second.attention_block_size &&
             *rep.boots.front().second.attention_block_size)
             sub += fmt::format("; {} tokens per block", count(*rep.boots.front().second.attention_block_size));
-        out += tile("Usable KV blocks", fmt_n(*u), sub, std::nullopt);
+        out += tile("Usable KV blocks", fmt_n(static_cast<double>(*u)), sub, std::nullopt);
     }
     return out.empty() ? "" : "<section class=\"tiles\" aria-label=\"Headline numbers\">" + out + "</section>";
 }

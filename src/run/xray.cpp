@@ -108,14 +108,10 @@ bool Xray::start_server() {
 
 bool Xray::read_metrics(std::string& metrics_problem) {
     stage(Stage::metrics);
-    auto served = run::served_snapshot(plan_.url, engine_);
-    if (!served.snapshot) {
-        metrics_problem = served.error;
-    } else if (engine_ && served.found != engine_) {
-        metrics_problem = fmt::format("the engine named is {}, but the server at {} is {}'s", engine_->name, plan_.url,
-                                      served.found->name);
-        o_.wrong_engine = true;
-    } else if (!engine_) {
+    ServedRead served = read_served(plan_.url, engine_, "the engine named is");
+    metrics_problem = served.problem;
+    o_.wrong_engine |= served.wrong_engine;
+    if (served.found && !engine_) {
         set_engine(served.found);
         say(fmt::format("== engine: {} (from its metrics)", engine_->name));
     }
@@ -125,27 +121,17 @@ bool Xray::read_metrics(std::string& metrics_problem) {
 bool Xray::read_boot_log() {
     stage(Stage::boot_log);
     say("== boot log");
-    const std::string text = read_log(*got_.boot_log);
-    const Engine* found = from_log(text);
-    if (engine_ && found && found != engine_) {
-        o_.problem = fmt::format("the engine named is {}, but the boot log is {}'s", engine_->name, found->name);
-        o_.wrong_engine = true;
+    BootRead boot = read_boot(*got_.boot_log, plan_.out, plan_.url, engine_, "the engine named is", "the boot log");
+    if (!boot.problem.empty()) {
+        o_.problem = boot.problem;
+        o_.wrong_engine |= boot.wrong_engine;
         return false;
     }
-    got_.facts = parse::parse_boot_log(text, engine_);
-    if (!got_.facts->vllm_version)
-        got_.facts->server_version = detail::server_version(plan_.url);  // SGLang prints none
+    got_.facts = std::move(boot.facts);
     o_.server_version = got_.facts->version();
     if (auto n = parse::untested_version(*got_.facts)) say("note: " + *n);
-    for (const auto& r : boot_checks(text, engine_)) say_verdict(r);
-    // Attached to a running server: the run folder keeps a copy of the log it was checked
-    // on, as boot.log, so `inferlint report DIR` finds it later.
-    const fs::path kept = plan_.out / "boot.log";
-    std::error_code ec;
-    if (!fs::equivalent(*got_.boot_log, kept, ec)) {
-        util::write_file(kept, text);
-        got_.boot_log = kept;
-    }
+    for (const auto& r : boot_checks(boot.text, engine_)) say_verdict(r);
+    got_.boot_log = boot.kept;
     got_.sources.push_back(got_.boot_log->filename().string());
     return true;
 }

@@ -120,16 +120,12 @@ bool FleetXray::start_servers() {
 bool FleetXray::read_metrics() {
     stage(Stage::metrics);
     for (auto& r : reps_) {
-        auto served = run::served_snapshot(r.plan->url, engine_);
-        if (!served.snapshot) {
-            o_.problem = fmt::format("replica {}: {}", r.plan->name, served.error);
-            return false;
-        }
-        if (engine_ && served.found != engine_) {
-            o_.problem = fmt::format("the engine {} is {}, but the server at {} is {}'s",
-                                     plan_.engine ? "named" : "of the first replica", engine_->name, r.plan->url,
-                                     served.found->name);
-            o_.wrong_engine = true;
+        ServedRead served = read_served(r.plan->url, engine_,
+                                        plan_.engine ? "the engine named is" : "the engine of the first replica is");
+        if (!served.problem.empty()) {
+            o_.problem =
+                served.wrong_engine ? served.problem : fmt::format("replica {}: {}", r.plan->name, served.problem);
+            o_.wrong_engine |= served.wrong_engine;
             return false;
         }
         if (!engine_) {
@@ -144,25 +140,17 @@ bool FleetXray::read_boot_logs() {
     stage(Stage::boot_log);
     for (auto& r : reps_) {
         if (!r.boot_log) continue;
-        const std::string text = read_log(*r.boot_log);
-        const Engine* found = from_log(text);
-        if (engine_ && found && found != engine_) {
-            o_.problem = fmt::format("the engine is {}, but the boot log of replica {} is {}'s", engine_->name,
-                                     r.plan->name, found->name);
-            o_.wrong_engine = true;
+        BootRead boot = read_boot(*r.boot_log, r.dir, r.plan->url, engine_, "the engine is",
+                                  fmt::format("the boot log of replica {}", r.plan->name));
+        if (!boot.problem.empty()) {
+            o_.problem = boot.problem;
+            o_.wrong_engine |= boot.wrong_engine;
             return false;
         }
-        r.facts = parse::parse_boot_log(text, engine_);
-        if (!r.facts->vllm_version) r.facts->server_version = detail::server_version(r.plan->url);
+        r.facts = std::move(boot.facts);
         if (!o_.server_version) o_.server_version = r.facts->version();
-        // A running server's log is kept in its folder as boot.log, as a run folder has it.
-        const fs::path kept = r.dir / "boot.log";
-        std::error_code ec;
-        if (!fs::equivalent(*r.boot_log, kept, ec)) {
-            util::write_file(kept, text);
-            r.boot_log = kept;
-            add_file(r, "boot.log");
-        }
+        r.boot_log = boot.kept;
+        if (boot.copied) add_file(r, "boot.log");
     }
     if (reps_.front().facts)
         if (auto n = parse::untested_version(*reps_.front().facts)) say("note: " + *n);

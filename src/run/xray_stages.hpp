@@ -58,6 +58,30 @@ struct LoadFound {
 LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv, const std::optional<fs::path>& asked,
                            fs::file_time_type started, const Say& say);
 
+// The server at `url` read once: the engine its metrics are, or why the run stops there
+// (unreadable, or another engine's than `engine`: wrong_engine). `engine_is` begins the
+// message ("the engine named is").
+struct ServedRead {
+    const Engine* found = nullptr;
+    std::string problem;  // empty: read
+    bool wrong_engine = false;
+};
+ServedRead read_served(const std::string& url, const Engine* engine, std::string_view engine_is);
+
+// A server's boot log once it is ready: its facts (with the version the server gives over
+// HTTP where the log has none), kept in `folder` as boot.log; or why the run stops (another
+// engine's log: "<engine_is> X, but <log_words> is Y's").
+struct BootRead {
+    std::string text;
+    std::optional<parse::BootFacts> facts;
+    fs::path kept;        // the log in the run's folder
+    bool copied = false;  // written there now (the server was running before the run)
+    std::string problem;
+    bool wrong_engine = false;
+};
+BootRead read_boot(const fs::path& log, const fs::path& folder, const std::string& url, const Engine* engine,
+                   std::string_view engine_is, std::string_view log_words);
+
 // What the load command and its load.log say for the checks: why its prompts are unique
 // (T16), and the requests its client left untimed (T15, with a result and both snapshots).
 void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv);

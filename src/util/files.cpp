@@ -4,11 +4,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,5 +199,11 @@ RecordFile::~RecordFile() = default;
 const std::string& RecordFile::error() const { return buffer_->error(); }
 
 void RecordFile::close() { flush(); }
+
+int usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(CPU_COUNT(&set), 1) : 1;
+}
 
 }  // namespace inferlint::util

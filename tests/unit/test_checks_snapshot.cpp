@@ -110,13 +110,20 @@ TEST_CASE("T10: 32,000 tokens over 93.720 s for the recorded vLLM 0.28 live run"
     REQUIRE_REFERENCE(root);
     auto b = load_snapshot(root / "vllm-0.28/live/before.snapshot.json");
     auto a = load_snapshot(root / "vllm-0.28/live/after.snapshot.json");
-    auto r = checks::precise_rate(b, a);
+    checks::Measured m;
+    auto r = checks::precise_rate(b, a, "", &m);
     REQUIRE(r.status == Status::pass);
     CHECK(r.evidence["tokens"].get<double>() == 32000.0);
     CHECK(r.evidence["span_s"].get<double>() == Approx(93.720).margin(0.0005));
     CHECK(r.message.find("over 93.720s") != std::string::npos);
-    auto t = checks::with_timer_comparison(r);
+    // The typed figures are the evidence's, value for value.
+    REQUIRE(m.output_rate_per_s);
+    CHECK(*m.output_rate_per_s == r.evidence["rate_per_s"].get<double>());
+    CHECK(*m.span_s == r.evidence["span_s"].get<double>());
+    CHECK(*m.integer_second_error == r.evidence["integer_second_error"].get<double>());
+    auto t = checks::with_timer_comparison(r, m);
     CHECK(t.message.find("an integer-second timer would say") != std::string::npos);
+    CHECK(checks::with_timer_comparison(r, checks::Measured{}).message == r.message);
 }
 
 TEST_CASE("T10: bare Prometheus text has no clock, so no rate", "[T10][shared]") {

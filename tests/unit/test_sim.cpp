@@ -197,11 +197,11 @@ TEST_CASE("ground truth: preemptions, peak running, tokens and usable blocks", "
     CHECK(truth["usable_blocks"] == 64);
     CHECK(truth["preemptions"].get<int>() > 0);
     // T1: the counters say what the simulator did.
-    CHECK(counter_delta(before, after, "vllm:num_preemptions_total") == truth["preemptions"].get<double>());
+    CHECK(Deltas(before, after)("vllm:num_preemptions_total") == truth["preemptions"].get<double>());
     // T10: every generated token, the untimed test request's included.
-    CHECK(counter_delta(before, after, "vllm:generation_tokens_total") == 17 * 200);
+    CHECK(Deltas(before, after)("vllm:generation_tokens_total") == 17 * 200);
     CHECK(truth["generation_tokens"] == 17 * 200);
-    CHECK(counter_delta(before, after, "vllm:request_success_total", "", {{"finished_reason", "length"}}) == 17);
+    CHECK(Deltas(before, after)("vllm:request_success_total", "", {{"finished_reason", "length"}}) == 17);
     // T8 and T14: the recording shows the peak and the pool's step of 1/(B-1).
     Series series = series_from_text(series_text.str(), "watch");
     REQUIRE(series.samples.size() > 50);
@@ -388,8 +388,8 @@ TEST_CASE("the recorded simulator fixtures agree with their answer key", "[sim]"
     Json truth = Json::parse(util::read_file(dir / "truth.json"));
     Snapshot before = load_snapshot(dir / "before.snapshot.json");
     Snapshot after = load_snapshot(dir / "after.snapshot.json");
-    CHECK(counter_delta(before, after, "vllm:num_preemptions_total") == truth["preemptions"].get<double>());
-    CHECK(counter_delta(before, after, "vllm:generation_tokens_total") == truth["generation_tokens"].get<double>());
+    CHECK(Deltas(before, after)("vllm:num_preemptions_total") == truth["preemptions"].get<double>());
+    CHECK(Deltas(before, after)("vllm:generation_tokens_total") == truth["generation_tokens"].get<double>());
     CHECK(after.metrics().info("vllm:cache_config_info")->at("num_gpu_blocks") == "65");
     Series series = read_series(dir / "run.series.jsonl");
     CHECK(series.engine_key == "vllm");

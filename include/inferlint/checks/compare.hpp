@@ -38,7 +38,8 @@ struct RunFigures {
     // From the recording: the most requests running, and their mean over the readings from
     // the first to the last with a request running.
     std::optional<double> peak_running, mean_running;
-    std::optional<double> preemptions;  // T1's count
+    std::optional<double> preemptions;      // T1's count
+    std::optional<double> prefix_hit_rate;  // T16's share of prompt tokens served from the cache
 
     std::optional<double> value(Figure f) const;
 };

@@ -30,6 +30,8 @@ CheckResult check_null_block(const SeriesStats& stats, const Snapshot& snapshot)
 struct NullBlockFinding {
     CheckResult result;
     std::optional<long long> usable_blocks;
+    std::optional<long long> reported_blocks;  // num_gpu_blocks, as the server reported it
+    std::optional<long long> inferred_blocks;  // the usage gauge's steps, whether or not they match
 };
 NullBlockFinding null_block(const SeriesStats& stats, const Snapshot& snapshot);
 

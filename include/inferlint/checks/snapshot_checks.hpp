@@ -2,6 +2,7 @@
 // (throughput from the snapshots' own clocks).
 #pragma once
 
+#include "inferlint/checks/measured.hpp"
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
 #include "inferlint/parse/snapshot.hpp"
@@ -28,13 +29,21 @@ struct PauseEvidence {
     double paused_max = 0.0;
 };
 
+// A tripwire that two snapshots cannot judge because the server restarted between them:
+// the restart's message, and its evidence with "restarted": true.
+CheckResult restarted(TripwireId id, Status status, const Restart& restart);
+
 // T1. Preemptions (SGLang: retractions; TensorRT-LLM: pauses) between two snapshots.
-CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, const PauseEvidence& pauses = {});
+// The count goes into `measured` when given.
+CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, const PauseEvidence& pauses = {},
+                                Measured* measured = nullptr);
 
 // T10. Tokens over the monotonic span; `counter` defaults to the generated-token counter.
-CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const std::string& counter = "");
+// The rate, span and timer error go into `measured` when given.
+CheckResult precise_rate(const Snapshot& before, const Snapshot& after, const std::string& counter = "",
+                         Measured* measured = nullptr);
 
 // T10's message with what an integer-second timer would have said, for the terminal.
-CheckResult with_timer_comparison(CheckResult r);
+CheckResult with_timer_comparison(CheckResult r, const Measured& measured);
 
 }  // namespace inferlint::checks

@@ -81,6 +81,7 @@ struct RunEvidence {
 struct RunVerdicts {
     std::vector<CheckResult> results;        // in the order the commands print them
     std::optional<long long> usable_blocks;  // KV blocks, from a passing T14
+    Measured measured;                       // the figures the checks measured, typed
 
     const CheckResult* result(TripwireId tripwire) const;
     // The results for these tripwires only, in order.
@@ -99,7 +100,7 @@ PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts
 RunVerdicts check_load(const RunEvidence& ev);
 
 // T16 when both snapshots are there.
-std::optional<CheckResult> check_prefix_cache_hits(const RunEvidence& ev);
+std::optional<CheckResult> check_prefix_cache_hits(const RunEvidence& ev, Measured* measured = nullptr);
 
 // The client's counts against the server's, from both snapshots: T15 when the load tool's
 // result is there; T18 then too, or without it when the server speculated (unknown). T15

@@ -41,6 +41,8 @@ std::optional<std::string> prefix_caching_off(const Snapshot& snapshot);
 // with the cache off; warn above; fail above 10% when the prompts were meant to be
 // unique. Absent counters, no prompt looked up, or a restart between the snapshots is
 // unknown.
-CheckResult check_prefix_cache(const Snapshot& before, const Snapshot& after, const PrefixCacheContext& ctx = {});
+// The share goes into `measured` when given.
+CheckResult check_prefix_cache(const Snapshot& before, const Snapshot& after, const PrefixCacheContext& ctx = {},
+                               Measured* measured = nullptr);
 
 }  // namespace inferlint::checks

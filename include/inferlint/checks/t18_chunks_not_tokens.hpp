@@ -12,8 +12,8 @@ namespace inferlint::checks {
 // The mean tokens one step emitted between the snapshots, from the speculative-decoding
 // counters: 1 + accepted / drafts (vLLM), or SGLang's mean accept length gauge (after
 // snapshot; below 1, no speculation: 1). nullopt when the server exports none of them.
-// The counters read go into `evidence` (null when absent). Throws ServerRestarted.
-std::optional<double> tokens_per_step(const Snapshot& before, const Snapshot& after, Json& evidence);
+// The counters read go into `evidence` (null when absent); a restart shows in `delta`.
+std::optional<double> tokens_per_step(const Snapshot& before, const Snapshot& after, Deltas& delta, Json& evidence);
 
 // Compares the load tool's output tokens with the server's generated tokens once the
 // requests agree (the same rule as T15, `expected_extra_requests` allowed for). Under

@@ -62,11 +62,10 @@ struct Span {
 // span is available (bare Prometheus text) or the clocks disagree.
 Span span_s(const Snapshot& a, const Snapshot& b);
 
-// Two snapshots came from different server processes; their deltas mean nothing.
-class ServerRestarted : public std::runtime_error {
-public:
-    ServerRestarted(const std::string& message, Json evidence)
-        : std::runtime_error(message), evidence(std::move(evidence)) {}
+// Two snapshots came from different server processes, so their deltas mean nothing: what
+// says so, as a one-line message and its evidence.
+struct Restart {
+    std::string message;
     Json evidence;
 };
 
@@ -80,11 +79,24 @@ struct CreatedChange {
 // counters have since risen past their old values.
 std::vector<CreatedChange> created_changes(const Snapshot& a, const Snapshot& b);
 
-// after - before for a counter (summed over label sets matching `labels`); nullopt if
-// either snapshot lacks it. With a witness (a series exported from the start), a snapshot
-// that has the witness but not the counter reads it as 0. Throws ServerRestarted when a
-// _created stamp moved or the counter went down.
-std::optional<double> counter_delta(const Snapshot& a, const Snapshot& b, const std::string& name,
-                                    const std::string& witness = "", const prom::LabelFilter& labels = {});
+// Counters' rises between two snapshots, read one after another. A restart between them
+// is a value: a *_created stamp that moved (seen when made), or the first counter read that
+// went down (counters only reset on restart). Once a restart is seen every read gives
+// nullopt, and restart() says what was seen first.
+class Deltas {
+public:
+    Deltas(const Snapshot& before, const Snapshot& after);
+    // after - before for a counter (summed over label sets matching `labels`); nullopt if
+    // either snapshot lacks it, or after a restart. With a witness (a series exported from
+    // the start), a snapshot that has the witness but not the counter reads it as 0.
+    std::optional<double> operator()(const std::string& name, const std::string& witness = "",
+                                     const prom::LabelFilter& labels = {});
+    const std::optional<Restart>& restart() const { return restart_; }
+
+private:
+    const Snapshot& before_;
+    const Snapshot& after_;
+    std::optional<Restart> restart_;
+};
 
 }  // namespace inferlint

@@ -87,6 +87,7 @@ struct Report {
     std::optional<Snapshot> after;
     std::optional<long long> requested;
     std::optional<long long> usable_blocks;  // from a passing T14
+    checks::Measured measured;               // the checks' figures, typed (shown beside their verdicts)
     std::string generated;                   // local time the page was made
     Summary summary;
     std::vector<std::string> sources;

@@ -22,6 +22,9 @@ public:
     using InputError::InputError;
 };
 
+// The CPUs this process may run on (its affinity mask), at least 1.
+int usable_cpus();
+
 enum class AllowEmpty { no, yes };
 
 // The whole file. Throws InputError naming the path when it is missing, a directory,
