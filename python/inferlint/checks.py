@@ -1,7 +1,7 @@
 """The tripwires: one function each, returning a :class:`~inferlint.CheckResult`. None raises
 on a finding; call ``result.raise_for_status()`` to stop on one.
 
-T1-T15 under the Python tool's names; T16-T18 are this port's own.
+T1-T15 under the Python tool's names; T16-T19 and T22 are this port's own.
 """
 
 from ._native.checks import (
@@ -11,6 +11,8 @@ from ._native.checks import (
     check_chunks_not_tokens,
     check_client_server_agree,
     check_concurrency_reached,
+    check_gpu_shared,
+    check_known_engine_bug,
     check_kv_dtype_as_asked,
     check_kv_memory_stable,
     check_no_preemption,
@@ -34,6 +36,8 @@ __all__ = [
     "check_chunks_not_tokens",
     "check_client_server_agree",
     "check_concurrency_reached",
+    "check_gpu_shared",
+    "check_known_engine_bug",
     "check_kv_dtype_as_asked",
     "check_kv_memory_stable",
     "check_no_preemption",

@@ -10,6 +10,11 @@
 #include "inferlint/checks/t16_prefix_cache.hpp"
 #include "inferlint/checks/t17_realized_config.hpp"
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
+#include "inferlint/checks/t19_gpu_shared.hpp"
+#include "inferlint/checks/t22_known_engine_bug.hpp"
+#include "inferlint/parse/gpu_record.hpp"
+#include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
 
 namespace inferlint::python {
 
@@ -102,6 +107,19 @@ void bind_snapshot_checks(py::module_& m) {
         py::arg("bench"), py::arg("before"), py::arg("after"), py::kw_only(), py::arg("expected_extra_requests") = 0,
         "T18 (beyond the reference). Did the load tool count stream chunks as tokens?");
     m.def(
+        "check_gpu_shared",
+        [](py::handle path, const std::vector<long long>& server_pids, long long growth_threshold_mib) {
+            const auto p = path_of(path);
+            auto rec = parse::parse_gpu_recording(util::read_file(p, util::AllowEmpty::yes));
+            if (!rec) throw InputError(p.string() + ": not a GPU recording (no inferlint.gpu/1 header)");
+            return check_result(checks::check_gpu_shared(*rec, server_pids, growth_threshold_mib));
+        },
+        py::arg("recording"), py::arg("server_pids") = std::vector<long long>{}, py::kw_only(),
+        py::arg("growth_threshold_mib") = checks::kGpuSharedGrowthMib,
+        "T19 (beyond the reference). From xray's gpu.jsonl: did a process outside the server's\n"
+        "(its pids in the recording, and `server_pids`) hold memory on its GPUs, or the memory used\n"
+        "outside it grow by more than `growth_threshold_mib`? Can't tell without two readings.");
+    m.def(
         "engine_of",
         [](const py::args& snapshots) {
             std::vector<const Snapshot*> ps;
@@ -148,6 +166,12 @@ void bind_boot_checks(py::module_& m) {
         "check_kv_dtype_as_asked",
         [](const BootFacts& f) { return check_result(checks::check_kv_dtype_as_asked(f, nullptr)); }, py::arg("facts"),
         "T17 (beyond the reference). The KV cache dtype the engine used against the one asked.");
+    m.def(
+        "check_known_engine_bug", [](const BootFacts& f) { return check_result(checks::check_known_engine_bug(f)); },
+        py::arg("facts"),
+        "T22 (beyond the reference). A known bug of this engine version with this start's settings\n"
+        "(speculative method, hybrid model, model runner, prefix cache); Can't tell when the log\n"
+        "lacks the version or a setting a bug needs.");
     m.def(
         "check_realized_config",
         [](const FactsList& facts, std::optional<std::vector<std::string>> labels) {

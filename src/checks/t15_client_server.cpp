@@ -57,7 +57,13 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
                             plural_s(missing)),
                 ev};
     }
-    const double per_request = completed ? static_cast<double>(client_tokens) / static_cast<double>(completed) : 0.0;
+    // Nothing completed on either side: the counts agree, but there is nothing to agree on.
+    if (completed == 0)
+        return {TripwireId::T15, Status::unknown,
+                "the load tool completed no request, so its result holds nothing to compare with the server's "
+                "counters",
+                ev};
+    const double per_request = static_cast<double>(client_tokens) / static_cast<double>(completed);
     const double extra_tokens = *tokens - static_cast<double>(client_tokens);
     ev["extra_output_tokens"] = extra_tokens;
     // The untimed requests generate output too; a difference beyond what they can explain

@@ -160,3 +160,27 @@ def test_compare_gives_the_clis_document(cli):
     theirs = json.loads(done.stdout)
     ours = inferlint.compare([COMPARE / "base"], [COMPARE / "faster"], require_gain={"output_throughput": 5})
     assert ours == theirs and ours["exit_status"] == done.returncode
+
+
+def test_t19_and_t22_through_the_module(tmp_path):
+    fixtures = ROOT / "tests" / "fixtures"
+    # T22: n-gram speculative decoding on a hybrid model, vLLM 0.31: the known bug's row.
+    hybrid = bootlog.parse_file(fixtures / "t22" / "vllm-0.31-ngram-hybrid.log")
+    t22 = checks.check_known_engine_bug(hybrid)
+    assert (t22.tripwire, t22.status) == ("T22", Status.WARN)
+    assert "0.32.0" in t22.message
+    # The simulator's healthy start matches no row.
+    assert checks.check_known_engine_bug(bootlog.parse_file(SIM_RUN / "boot.log")).status is Status.PASS
+    # T19: a tenant arrives on the server's GPU; the same pid counted as the server's passes.
+    recording = fixtures / "t19" / "tenant.gpu.jsonl"
+    t19 = checks.check_gpu_shared(recording)
+    assert (t19.tripwire, t19.status) == ("T19", Status.FAIL)
+    assert "process 9001" in t19.message and t19.evidence["other_processes"][0]["pid"] == 9001
+    assert checks.check_gpu_shared(str(recording), [9001]).status is Status.PASS
+    # A file that is no recording is one line naming it, as the CLI says it.
+    bad = tmp_path / "gpu.jsonl"
+    bad.write_text('{"schema": "inferlint.snapshot/1"}\n')
+    with pytest.raises(inferlint.InputError, match="gpu.jsonl: not a GPU recording"):
+        checks.check_gpu_shared(bad)
+    with pytest.raises(inferlint.InputError):
+        checks.check_gpu_shared(tmp_path / "missing.jsonl")

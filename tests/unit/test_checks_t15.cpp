@@ -150,11 +150,11 @@ TEST_CASE("T15 arithmetic on counters it is given", "[T15]") {
     r = check_client_server_agree(client(32, 32000), before, vllm_counters(42, 36999));
     CHECK(r.status == Status::warn);
 
-    // A client that completed nothing: at least one token per untimed request still fits.
+    // A client that completed nothing, the server only its untimed request: the counts fit, but
+    // a result with no completed request measured nothing, so it is never a pass (issue 28).
     r = check_client_server_agree(client(0, 0), before, vllm_counters(11, 5001), 1);
-    CHECK(r.status == Status::pass);
-    CHECK(r.message ==
-          "client and server agree: 0 requests, 0 output tokens, plus 1 untimed request (test or warm-up)");
+    CHECK(r.status == Status::unknown);
+    CHECK(r.message.find("completed no request") != std::string::npos);
 }
 
 TEST_CASE("T15 cannot tell without both sides' counts", "[T15]") {
@@ -182,6 +182,20 @@ TEST_CASE("T15 cannot tell without both sides' counts", "[T15]") {
                                   vllm_counters(42, 37000, "1788685130.5"));
     CHECK(r.status == Status::unknown);
     CHECK(r.evidence["restarted"] == true);
+}
+
+TEST_CASE("T15: a result with no completed request is never a pass", "[T15][badinput]") {
+    // Both sides at zero agree, but on nothing: Can't tell.
+    auto idle = vllm_counters(10, 5000);
+    auto r = check_client_server_agree(client(0, 0), idle, idle);
+    CHECK(r.status == Status::unknown);
+    CHECK(r.message.find("completed no request") != std::string::npos);
+    // The server finished requests the load tool did not count: other traffic, a fail.
+    r = check_client_server_agree(client(0, 0), idle, vllm_counters(14, 9000));
+    CHECK(r.status == Status::fail);
+    // One completed request, counted alike: the smallest pass.
+    r = check_client_server_agree(client(1, 100), idle, vllm_counters(11, 5100));
+    CHECK(r.status == Status::pass);
 }
 
 TEST_CASE("T15 reads SGLang's and TensorRT-LLM's counters by their names", "[T15]") {
