@@ -98,7 +98,8 @@ TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave n
     int tried = 0, left_total = 0;
     const auto t_all = std::chrono::steady_clock::now();
     for (const auto& c : cases) {
-        for (const auto& [sig, sig_name] : signals) {
+        for (const auto& [sig_bound, sig_name] : signals) {
+            const int sig = sig_bound;  // a lambda may not capture a structured binding (clang 14)
             {
                 INFO("case: " << c.name << " / " << sig_name);
                 Sandbox sb(fmt::format("sig-{}-{}", c.name, sig));
