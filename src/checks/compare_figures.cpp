@@ -123,6 +123,7 @@ LoadShape load_shape(const BenchResult* bench, LoadShape s) {
     if (auto out = rounded_per(bench->output_tokens, bench->completed)) s.output_len = out;
     if (bench->max_concurrency) s.concurrency = bench->max_concurrency;
     if (bench->num_prompts) s.num_prompts = bench->num_prompts;
+    if (bench->load) s.definitions = bench->load->metric_notes;
     return s;
 }
 

@@ -23,6 +23,29 @@ std::string shown_set(const std::set<std::string>& v) {
     return v.empty() ? "unknown" : join(std::vector<std::string>(v.begin(), v.end()), " / ");
 }
 
+// Arms measured by different tools: what each tool's figures were read as (their metric
+// names mapped to one definition each, docs/load-tools.md), so the reader sees the figures
+// compared are the same quantities even where the tools name them apart; nullopt when every
+// run came from the same tool.
+std::optional<std::string> definitions_said(const Arm& a, const Arm& b, Json& ev) {
+    std::set<std::string> tools;
+    std::vector<std::string> parts;
+    Json defs = Json::object();
+    for (const Arm* arm : {&a, &b}) {
+        std::set<std::string> notes;
+        for (const ArmRun* run : arm->completed()) {
+            if (run->load.client) tools.insert(*run->load.client);
+            notes.insert(run->load.definitions.begin(), run->load.definitions.end());
+        }
+        defs[arm->name] = std::vector<std::string>(notes.begin(), notes.end());
+        if (!notes.empty()) parts.push_back(fmt::format("{}: {}", arm->name, join({notes.begin(), notes.end()}, "; ")));
+    }
+    if (tools.size() < 2) return std::nullopt;
+    ev["definitions"] = std::move(defs);
+    return fmt::format(". Their latencies were read into one definition each (docs/load-tools.md){}",
+                       parts.empty() ? std::string() : " (" + join(parts, "; ") + ")");
+}
+
 ComparisonResult load_check(const Arm& a, const Arm& b) {
     ComparisonResult r{ComparisonId::C4, Status::unknown, "", Json::object()};
     using Get = std::function<std::optional<std::string>(const LoadShape&)>;
@@ -61,6 +84,7 @@ ComparisonResult load_check(const Arm& a, const Arm& b) {
         r.status = Status::fail;
         r.message = "the arms were measured under different loads: " + join(differ, "; ") +
                     "; the same server can measure 1.7x apart under two clients";
+        if (auto said = definitions_said(a, b, r.evidence)) r.message += *said;
     } else if (!unknown.empty()) {
         r.message = "no load tool's result says the " + join(unknown) + " of every run";
     } else {

@@ -228,3 +228,28 @@ TEST_CASE("compare: a folder of run folders is its runs, and -o writes the page"
     CHECK_THAT(html, Contains("<svg viewBox="));
     CHECK_THAT(html, Contains("Data table"));
 }
+
+TEST_CASE("compare: arms measured by two load tools fail C4, which says what each tool's figures were read as",
+          "[compare][shared]") {
+    REQUIRE_REFERENCE(root);
+    TempDir t("compare");
+    auto a = arm_of(t.path, "a", root / "vllm-0.30/qwen3-8b-start2", 3);
+    auto b = arm_of(t.path, "b", root / "vllm-0.30/qwen3-8b-start2", 3);
+    // B's runs keep their server evidence, but their load result is GuideLLM's (our own small file).
+    for (int i = 1; i <= 3; ++i)
+        fs::copy_file(testsupport::own_fixtures() / "loadtools" / "guidellm-v2-small.json",
+                      b / ("run-" + std::to_string(i)) / "bench.json", fs::copy_options::overwrite_existing);
+    CompareDoc doc = compare_json({a.string(), "--vs", b.string()});
+    const CompareDoc& c4 = check_of(doc, "C4");
+    CHECK(c4["status"] == "fail");
+    const std::string msg = c4["message"].get<std::string>();
+    CHECK_THAT(msg, Contains("load client (guidellm against vllm bench serve)"));
+    CHECK_THAT(msg, Contains("read into one definition each"));
+    CHECK_THAT(msg, Contains("GuideLLM"));
+    REQUIRE(c4["evidence"].contains("definitions"));
+    CHECK(c4["evidence"]["definitions"]["A"].empty());
+    CHECK_FALSE(c4["evidence"]["definitions"]["B"].empty());
+    // The same tool on both sides says nothing of definitions.
+    CompareDoc same = compare_json({a.string(), "--vs", a.string()});
+    CHECK_FALSE(check_of(same, "C4")["evidence"].contains("definitions"));
+}

@@ -53,6 +53,9 @@ struct LoadShape {
     std::optional<std::string> endpoint;             // "/v1/completions", "/v1/chat/completions", "native (/generate)"
     std::optional<long long> input_len, output_len;  // tokens per request, rounded
     std::optional<long long> concurrency, num_prompts;
+    // Where the tool's own metric names mean something else than inferlint's, as its reader
+    // read them into one definition each (LoadResult::metric_notes, docs/load-tools.md).
+    std::vector<std::string> definitions;
     std::string text() const;                   // "in 88, out 1,000 tokens, concurrency 32, 64 prompts"
     bool same_shape(const LoadShape& o) const;  // lengths and concurrency
 };
