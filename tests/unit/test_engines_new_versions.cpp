@@ -1,0 +1,136 @@
+// What the newer engine releases print and export (issue 29): vLLM's "Preemptions: N" in
+// its periodic stats line as T1's second witness; more in the sections below. Each format on
+// a line of the project's own (tests/fixtures) and, where ../shared holds one, a real line.
+#include "inferlint/checks/snapshot_checks.hpp"
+#include "inferlint/checks/suite.hpp"
+#include "inferlint/util/files.hpp"
+#include "inferlint/parse/bootlog.hpp"
+
+#include "support.hpp"
+
+namespace new_versions_test {
+
+namespace fs = std::filesystem;
+using namespace inferlint;
+
+fs::path own(const std::string& name) { return testsupport::own_fixtures() / name; }
+
+Snapshot snap(const std::string& prom, double t_wall) {
+    Snapshot s;
+    s.url = "http://x/metrics";
+    s.text = prom;
+    s.t_wall = t_wall;
+    s.t_mono_ns = static_cast<long long>(t_wall * 1e9);
+    s.latency_s = 0.01;
+    return s;
+}
+
+std::string vllm_prom(int preemptions) {
+    return "vllm:num_preemptions_total{engine=\"0\",model_name=\"m\"} " + std::to_string(preemptions) +
+           "\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 0\n";
+}
+
+// ---- vLLM: Preemptions in the periodic stats line
+
+TEST_CASE("vLLM stats lines: Preemptions summed over the lines that print it", "[bootlog][T1][engines]") {
+    auto f = parse::parse_boot_log_file(own("bootlog/vllm/stats_preemptions.log"), nullptr);
+    CHECK(f.engine == "vllm");
+    CHECK(f.realized.stats_lines == 4);
+    CHECK(f.realized.logged_preemptions == 5);  // 3 + 2; "Deferred: 1 reqs" before it
+    CHECK(f.unparsed.empty());
+}
+
+TEST_CASE("vLLM stats lines of 0.28 print no count: nullopt, not 0", "[bootlog][T1][engines][shared]") {
+    REQUIRE_REFERENCE(root);
+    auto f = parse::parse_boot_log_file(root / "vllm-0.28/run_preempted_silently.log", nullptr);
+    CHECK(f.realized.stats_lines > 0);
+    CHECK_FALSE(f.realized.logged_preemptions);
+}
+
+TEST_CASE("T1: vLLM's logged preemptions are the second witness", "[T1][engines]") {
+    auto b = snap(vllm_prom(10), 1), a = snap(vllm_prom(15), 2);
+    checks::PauseEvidence p;
+    p.have_log = true;
+    p.stats_lines = 4;
+    p.logged_preemptions = 5;
+    auto r = checks::check_no_preemption(b, a, p);
+    CHECK(r.status == Status::fail);
+    CHECK(r.message == "5 preemptions during the run (the server log's stats lines count 5)");
+    CHECK(r.evidence["preemptions_in_log"] == 5);
+    CHECK(r.evidence["stats_lines"] == 4);
+
+    // The counter is absent from a snapshot: the log alone fails the run.
+    auto bare = snap("vllm:num_requests_running{engine=\"0\",model_name=\"m\"} 0\n", 1);
+    auto from_log = checks::check_no_preemption(bare, bare, p);
+    CHECK(from_log.status == Status::fail);
+    CHECK(from_log.evidence["preemptions"] == 5);
+    // Without a count in the log it stays Can't tell: no line is not no preemption.
+    checks::PauseEvidence silent;
+    silent.have_log = true;
+    silent.stats_lines = 4;
+    CHECK(checks::check_no_preemption(bare, bare, silent).status == Status::unknown);
+
+    // Preemptions outside the snapshots' window do not fail it, and are said.
+    auto quiet = checks::check_no_preemption(b, b, p);
+    CHECK(quiet.status == Status::pass);
+    CHECK_THAT(quiet.message, Catch::Contains("count 5 outside them"));
+    // A log with no count leaves the message as the reference prints it.
+    CHECK(checks::check_no_preemption(b, a, silent).message == "5 preemptions during the run");
+    CHECK_FALSE(checks::check_no_preemption(b, a, silent).evidence.contains("preemptions_in_log"));
+}
+
+}  // namespace new_versions_test
+
+namespace new_versions_test {
+
+// ---- TensorRT-LLM: pauses a log at INFO would not show
+
+std::string trt_prom() { return "trtllm_num_requests_running 0\n"; }
+
+TEST_CASE("T1 on TensorRT-LLM: no pause at INFO is Can't tell on a release that may log them at DEBUG",
+          "[T1][trtllm][engines]") {
+    auto f = parse::parse_boot_log_file(own("bootlog/trtllm/served_info_only.log"), nullptr);
+    REQUIRE(f.engine == "trtllm");
+    CHECK(f.pauses == 0);
+    CHECK(f.served_in_log == 3);
+    CHECK_FALSE(f.realized.trt_debug_lines);
+    auto b = snap(trt_prom(), 1);
+    auto r = checks::check_no_preemption(b, b, checks::pause_evidence(nullptr, &f));
+    CHECK(r.status == Status::unknown);
+    CHECK_THAT(r.message, Catch::Contains("TLLM_LOG_LEVEL=DEBUG"));
+    CHECK_THAT(r.message, Catch::Contains("1.3.0rc31"));
+
+    // With DEBUG lines in the log a pause would be there: none is a pass.
+    std::string text = util::read_file(own("bootlog/trtllm/served_info_only.log"));
+    text += "[12/01/2026-09:12:00] [TRT-LLM] [D] [batchmgr] scheduled 3 requests\n";
+    auto dbg = parse::parse_boot_log(text, nullptr);
+    CHECK(dbg.realized.trt_debug_lines);
+    CHECK(checks::check_no_preemption(b, b, checks::pause_evidence(nullptr, &dbg)).status == Status::pass);
+    // The C++ logger's form too.
+    auto cpp = parse::parse_boot_log(text + "[TensorRT-LLM][DEBUG] MaxUtilizationScheduler: scheduling request ID 9\n",
+                                     nullptr);
+    CHECK(cpp.realized.trt_debug_lines);
+}
+
+TEST_CASE("T1 on TensorRT-LLM 1.3.0rc29 at INFO still passes, as the reference prints it", "[T1][trtllm][engines][shared]") {
+    REQUIRE_REFERENCE(root);
+    auto f = parse::parse_boot_log_file(root / "trtllm-1.3/qwen3-8b/boot.log", nullptr);
+    CHECK_FALSE(f.realized.trt_debug_lines);
+    auto b = snap(trt_prom(), 1);
+    auto r = checks::check_no_preemption(b, b, checks::pause_evidence(nullptr, &f));
+    CHECK(r.status == Status::pass);
+    CHECK(r.message == "no pause in the server log, which covers 41 answered requests");
+}
+
+TEST_CASE("T1 on a real TensorRT-LLM 1.1 log: no served request, so no count of pauses", "[T1][trtllm][engines][shared]") {
+    auto field = testsupport::reference_dir().parent_path() / "field";
+    if (!fs::is_directory(field)) FAIL("needs ../shared/field, which is absent: leave [shared] out by hand");
+    auto f = parse::parse_boot_log_file(field / "trtllm-1.1.0rc3-dgx-spark-gpt-oss-120b-serve-ok.log", nullptr);
+    CHECK(f.engine == "trtllm");
+    CHECK_FALSE(f.realized.trt_debug_lines);
+    CHECK_FALSE(f.pauses);  // it covers no answered request
+    auto b = snap(trt_prom(), 1);
+    CHECK(checks::check_no_preemption(b, b, checks::pause_evidence(nullptr, &f)).status == Status::unknown);
+}
+
+}  // namespace new_versions_test
