@@ -134,3 +134,95 @@ TEST_CASE("T1 on a real TensorRT-LLM 1.1 log: no served request, so no count of 
 }
 
 }  // namespace new_versions_test
+
+#include "inferlint/checks/compare.hpp"
+#include "inferlint/parse/metrics_pool.hpp"
+
+namespace new_versions_test {
+
+// ---- the pool from /metrics, for runs and fleets without a boot log
+
+TEST_CASE("pool from /metrics: vLLM's cache_config_info labels", "[metrics_pool][engines]") {
+    auto s = load_snapshot(own("metrics/vllm-0.33-cache-config.prom"));
+    auto p = parse::pool_from_metrics(s);
+    REQUIRE(p);
+    CHECK(p->source == "vllm:cache_config_info");
+    CHECK(p->blocks == 3584);
+    CHECK(p->block_size == 32);
+    CHECK(p->tokens == 114688);
+    CHECK(p->kv_cache_dtype == "fp8_e4m3");
+    // Without kv_cache_size_tokens (before 0.30) the pool is blocks x block size.
+    auto older = snapshot_from_text(
+        "vllm:cache_config_info{block_size=\"16\",cache_dtype=\"auto\",num_gpu_blocks=\"100\"} 1.0\n", "old.prom");
+    CHECK(parse::pool_from_metrics(older)->tokens == 1600);
+    // None of it: no pool, never 0.
+    CHECK_FALSE(parse::pool_from_metrics(snapshot_from_text("vllm:num_requests_running 0\n", "none.prom")));
+}
+
+TEST_CASE("pool from /metrics: TensorRT-LLM's block gauges", "[metrics_pool][trtllm][engines]") {
+    auto p = parse::pool_from_metrics(load_snapshot(own("metrics/trtllm-kv-blocks.prom")));
+    REQUIRE(p);
+    CHECK(p->blocks == 2048);
+    CHECK(p->block_size == 64);
+    CHECK(p->tokens == 131072);
+    CHECK(p->kv_cache_dtype == "fp8");
+    CHECK(p->source == "trtllm_kv_cache_max_blocks x trtllm_kv_cache_tokens_per_block");
+    auto cfg = checks::metrics_config(*p);
+    auto field = [&](std::string_view n) {
+        for (const auto& f : cfg)
+            if (f.name == n) return f.realized;
+        return Json();
+    };
+    CHECK(field("kv_capacity_tokens") == 131072);
+    CHECK(field("block_size") == 64);
+    CHECK(field("kv_cache_dtype") == "fp8");
+    CHECK(field("engine_version").is_null());
+}
+
+TEST_CASE("pool from /metrics on recorded vLLM 0.30 and TensorRT-LLM 1.3 snapshots", "[metrics_pool][engines][shared]") {
+    REQUIRE_REFERENCE(root);
+    auto v = parse::pool_from_metrics(load_snapshot(root / "vllm-0.30/qwen3-8b-start1/after.snapshot.json"));
+    REQUIRE(v);
+    CHECK(v->tokens == 32336);  // what its boot log states
+    CHECK(v->blocks == 2021);
+    CHECK(v->block_size == 16);
+    CHECK(v->kv_cache_dtype == "auto");
+    auto t = parse::pool_from_metrics(load_snapshot(root / "trtllm-1.3/qwen3-8b/after.snapshot.json"));
+    REQUIRE(t);
+    CHECK(t->blocks == 1180);
+    CHECK(t->block_size == 32);
+    CHECK(t->tokens == 37760);
+    CHECK(t->kv_cache_dtype == "auto");
+}
+
+}  // namespace new_versions_test
+
+namespace new_versions_test {
+
+TEST_CASE("compare's C2 weighs pools read from /metrics when no arm has a boot log", "[metrics_pool][compare][engines]") {
+    auto arm = [](const std::string& name, const char* prom) {
+        checks::Arm a;
+        a.name = name;
+        checks::ArmRun r;
+        r.label = name + "/run1";
+        r.completed = true;
+        auto pool = parse::pool_from_metrics(load_snapshot(own(prom)));
+        REQUIRE(pool);
+        r.config = checks::metrics_config(*pool);
+        r.kv_source = pool->source;
+        a.runs.push_back(std::move(r));
+        return a;
+    };
+    auto a = arm("A", "metrics/vllm-0.33-cache-config.prom"), b = arm("B", "metrics/trtllm-kv-blocks.prom");
+    auto checks = checks::comparability_checks(a, b);
+    const checks::ComparisonResult* c2 = nullptr;
+    for (const auto& c : checks)
+        if (c.id == checks::ComparisonId::C2) c2 = &c;
+    REQUIRE(c2);
+    CHECK(c2->status == Status::warn);  // 114,688 against 131,072 tokens: more than one pool step
+    CHECK_THAT(c2->message, Catch::Contains("with the KV cache in"));  // fp8 against fp8_e4m3
+    CHECK(c2->evidence["kv_source"]["A"] == Json::array({"vllm:cache_config_info"}));
+    CHECK(c2->evidence["kv_tokens"]["B"] == 131072);
+}
+
+}  // namespace new_versions_test
