@@ -226,3 +226,35 @@ TEST_CASE("compare's C2 weighs pools read from /metrics when no arm has a boot l
 }
 
 }  // namespace new_versions_test
+
+#include "inferlint/parse/failures.hpp"
+
+namespace new_versions_test {
+
+// ---- a failure line a terminal hard-wrapped
+
+TEST_CASE("T12's cause: a failure line hard-wrapped by a terminal is joined again", "[failures][engines]") {
+    auto f = parse::classify_failure(util::read_file(own("bootlog/vllm/wrapped_failure.log")));
+    REQUIRE(f);
+    CHECK(f->lineno == 5);
+    CHECK_THAT(f->line, Catch::Contains("KV cache is needed, which is larger than the available KV cache memory"));
+    CHECK_THAT(f->summary(), Catch::Contains("(2.10 GiB)"));
+    // An indented line after it is the traceback's, not the rest of the line.
+    auto indented = parse::classify_failure(
+        "(EngineCore pid=9) ValueError: To serve at least one request with the model's max seq len (8192), (1.00 GiB "
+        "KV cach\n    e is needed\n");
+    REQUIRE(indented);
+    CHECK(indented->line.find("e is needed") == std::string::npos);
+}
+
+TEST_CASE("T12's cause on the real hard-wrapped XPU log", "[failures][engines][shared]") {
+    auto field = testsupport::reference_dir().parent_path() / "field";
+    if (!fs::is_directory(field)) FAIL("needs ../shared/field, which is absent: leave [shared] out by hand");
+    auto f = parse::classify_failure(
+        util::read_file(field / "vllm-unknown-xpu-arc-b70-kv-cache-memory-bytes-fail-part2.log"));
+    REQUIRE(f);
+    CHECK_THAT(f->line, Catch::Contains("(4.26 GiB KV cache is needed, which is larger than the available KV cache "
+                                        "memory (4.25 GiB)"));
+}
+
+}  // namespace new_versions_test
