@@ -244,6 +244,23 @@ static bool continues_wrapped(const detail::LineScan& s, std::size_t prev_len) {
     return !std::isspace(c) && raw.rfind("Traceback", 0) != 0;
 }
 
+void detail::FailureWalk::rejoin(const LineScan& s) {
+    for (auto& h : hits_) {
+        if (!h || h->lineno != wrap_from_) continue;
+        const std::string rest =
+            (wrap_at_space_ ? " " : "") + std::string(util::text::trim(s.line(), util::text::kPySpace));
+        // The detail goes on only where it ran to the end of the wrapped line.
+        const bool detail_at_end =
+            !h->detail.empty() && h->line.size() >= h->detail.size() &&
+            h->line.compare(h->line.size() - h->detail.size(), h->detail.size(), h->detail) == 0;
+        h->line = valid_utf8(first_chars(h->line + rest, 300));
+        if (detail_at_end) h->detail = valid_utf8(first_chars(h->detail + rest, 200));
+    }
+    // A piece as wide as the line before was wrapped too: the next one goes on.
+    wrap_candidate_len_ = s.line().size() == wrap_candidate_len_ ? wrap_candidate_len_ : 0;
+    wrap_at_space_ = std::isspace(static_cast<unsigned char>(s.line().back()));
+}
+
 void detail::FailureWalk::line(const LineScan& s, long long lineno) {
     if (stopped_) return;
     // The hits are found on the line without colour codes, which is where each test below
@@ -256,20 +273,7 @@ void detail::FailureWalk::line(const LineScan& s, long long lineno) {
     }
     // The rest of a failure line a terminal wrapped: the failure's line and detail go on.
     if (wrap_candidate_len_ && continues_wrapped(s, wrap_candidate_len_)) {
-        for (auto& h : hits_) {
-            if (!h || h->lineno != lineno - 1) continue;
-            const std::string rest = (wrap_at_space_ ? " " : "") +
-                                     std::string(util::text::trim(s.line(), util::text::kPySpace));
-            // The detail goes on only where it ran to the end of the wrapped line.
-            const bool detail_at_end = !h->detail.empty() && h->line.size() >= h->detail.size() &&
-                                       h->line.compare(h->line.size() - h->detail.size(), h->detail.size(),
-                                                       h->detail) == 0;
-            h->line = valid_utf8(first_chars(h->line + rest, 300));
-            if (detail_at_end) h->detail = valid_utf8(first_chars(h->detail + rest, 200));
-        }
-        // A piece as wide as the line before was wrapped too: the next one goes on.
-        wrap_candidate_len_ = s.line().size() == wrap_candidate_len_ ? wrap_candidate_len_ : 0;
-        wrap_at_space_ = std::isspace(static_cast<unsigned char>(s.line().back()));
+        rejoin(s);
         return;
     }
     wrap_candidate_len_ = 0;
@@ -319,6 +323,7 @@ void detail::FailureWalk::line(const LineScan& s, long long lineno) {
             hits_[r] = Failure{all[r].kind, ready_at_ ? FailurePhase::serving : FailurePhase::boot, lineno,
                                valid_utf8(first_chars(ln(), 300)), valid_utf8(first_chars(detail_text, 200))};
             if (s.prefix()) {
+                wrap_from_ = lineno;
                 wrap_candidate_len_ = s.line().size();
                 wrap_at_space_ = !s.line().empty() && std::isspace(static_cast<unsigned char>(s.line().back()));
             }

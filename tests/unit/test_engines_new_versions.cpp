@@ -239,6 +239,7 @@ TEST_CASE("T12's cause: a failure line hard-wrapped by a terminal is joined agai
     CHECK(f->lineno == 5);
     CHECK_THAT(f->line, Catch::Contains("KV cache is needed, which is larger than the available KV cache memory"));
     CHECK_THAT(f->summary(), Catch::Contains("(2.10 GiB)"));
+    CHECK_THAT(f->line, Catch::Contains("maximum model length is 57344"));  // the third piece too
     // An indented line after it is the traceback's, not the rest of the line.
     auto indented = parse::classify_failure(
         "(EngineCore pid=9) ValueError: To serve at least one request with the model's max seq len (8192), (1.00 GiB "
