@@ -111,8 +111,19 @@ ComparisonResult kv_check(const Arm& a, const Arm& b) {
     ComparisonResult r{ComparisonId::C2, Status::unknown, "", Json::object()};
     auto ka = kv_tokens(a), kb = kv_tokens(b);
     r.evidence = {{"kv_tokens", {{a.name, or_null(ka)}, {b.name, or_null(kb)}}}};
+    // Where each arm's pool was read: its boot logs, else /metrics (cache_config_info, ...).
+    Json sources = Json::object();
+    for (const Arm* arm : {&a, &b}) {
+        std::vector<std::string> seen;
+        for (const ArmRun* run : arm->completed())
+            if (!run->kv_source.empty() && std::find(seen.begin(), seen.end(), run->kv_source) == seen.end())
+                seen.push_back(run->kv_source);
+        sources[arm->name] = seen;
+    }
+    r.evidence["kv_source"] = sources;
     if (!ka || !kb || *ka <= 0 || *kb <= 0) {
-        r.message = "a boot log in an arm states no KV cache size";
+        r.message = "an arm states no KV cache size: neither a boot log nor /metrics (vllm:cache_config_info, "
+                    "trtllm_kv_cache_max_blocks) gives one";
         return r;
     }
     const double factor = *kb / *ka;

@@ -104,6 +104,10 @@ PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts
         pauses.logged_pauses = facts->pauses;
         pauses.served_in_log = facts->served_in_log;
         pauses.scheduler_policy = facts->asked.scheduler_policy;
+        pauses.stats_lines = facts->realized.stats_lines;
+        pauses.logged_preemptions = facts->realized.logged_preemptions;
+        pauses.engine_version = facts->version();
+        pauses.debug_lines = facts->realized.trt_debug_lines;
     }
     return pauses;
 }

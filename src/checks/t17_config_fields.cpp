@@ -172,4 +172,15 @@ std::vector<ConfigField> realized_config(const parse::BootFacts& f) {
     return out;
 }
 
+std::vector<ConfigField> metrics_config(const parse::MetricsPool& pool) {
+    parse::BootFacts none;
+    std::vector<ConfigField> out = realized_config(none);
+    for (auto& field : out) {
+        if (field.name == "kv_cache_dtype") field.realized = t17_opt(pool.kv_cache_dtype);
+        if (field.name == "kv_capacity_tokens") field.realized = t17_opt(pool.tokens);
+        if (field.name == "block_size") field.realized = t17_opt(pool.block_size);
+    }
+    return out;
+}
+
 }  // namespace inferlint::checks

@@ -23,6 +23,12 @@ constexpr std::string_view kCachedCompileMarker = "Directly load AOT compilation
 // TensorRT-LLM pauses are logged at INFO; counting them means something only where
 // INFO lines are logged at all.
 constexpr std::string_view kTrtInfo = "[TRT-LLM] [I]";
+// Some releases log them at DEBUG (TLLM_LOG_DEBUG("MaxUtilizationScheduler: request ID %lu
+// -> pause") in cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp at NVIDIA/TensorRT-LLM
+// cf6abc45df6e3470d8c378366896882e1f43e60c): a DEBUG line, Python's or C++'s, shows that
+// level is on.
+constexpr std::string_view kTrtDebugPy = "[TRT-LLM] [D]";
+constexpr std::string_view kTrtDebugCpp = "[TensorRT-LLM][DEBUG]";
 // What count_served and count_pauses look for first: without it a line has none.
 constexpr std::string_view kServedMarker = "\"POST /";
 constexpr std::string_view kPausedMarker = "request ID ";
@@ -160,6 +166,9 @@ void record_realized(BootFacts& f, std::string_view name, const Json& v) {
     } else if (name == "trt_weights_gib") {
         // 1.3 prints a later "after loading weights (inside torch)" line, which then holds.
         f.model_load_gib = v.get<double>();
+    } else if (name == "vllm_stats_line") {
+        ++r.stats_lines;
+        if (v.is_number_integer()) r.logged_preemptions = r.logged_preemptions.value_or(0) + v.get<long long>();
     } else if (name == "trt_no_draft") {
         if (!f.speculative) f.speculative = false;
     }
@@ -176,7 +185,18 @@ const std::vector<const detail::Field*>& every_field() {
 }
 
 // The anchors of every field, then these, in this order (facts_needles()).
-enum class FactsMark : std::size_t { drafter, eager, ready, compiled, cached_compile, trt_info, served, paused };
+enum class FactsMark : std::size_t {
+    drafter,
+    eager,
+    ready,
+    compiled,
+    cached_compile,
+    trt_info,
+    served,
+    paused,
+    trt_debug_py,
+    trt_debug_cpp
+};
 
 // `marks_at`: every_field().size(), where the marks' ids start.
 bool has_marker(const detail::NeedleHits& hits, std::size_t marks_at, FactsMark m) {
@@ -251,7 +271,7 @@ const std::vector<std::string_view>& facts_needles() {
         std::vector<std::string_view> v;
         for (const auto* fld : every_field()) v.push_back(fld->anchor);
         for (auto m : {kDrafterMarker, kEagerMarker, kReadyMarker, kCompiledMarker, kCachedCompileMarker, kTrtInfo,
-                       kServedMarker, kPausedMarker})
+                       kServedMarker, kPausedMarker, kTrtDebugPy, kTrtDebugCpp})
             v.push_back(m);
         return v;
     }();
@@ -289,6 +309,10 @@ void FactsWalk::line(const LineScan& s, long long lineno) {
         const bool info =
             s.ansi() ? raw.find(kTrtInfo) != std::string_view::npos : has_marker(hits, marks_at_, FactsMark::trt_info);
         if (info) trt_info_ = true;
+        if (has_marker(hits, marks_at_, FactsMark::trt_debug_py) || has_marker(hits, marks_at_, FactsMark::trt_debug_cpp) ||
+            (s.ansi() && (raw.find(kTrtDebugPy) != std::string_view::npos ||
+                          raw.find(kTrtDebugCpp) != std::string_view::npos)))
+            f_.realized.trt_debug_lines = true;
     }
 
     const std::string_view line = s.line();

@@ -408,8 +408,17 @@ BootFacts parse_boot_log_file(const std::filesystem::path& path, const Engine* n
 
 std::optional<std::string> untested_version(const BootFacts& facts) {
     auto v = facts.version();
-    if (!v) return std::nullopt;
     const Engine& e = by_key(facts.engine.value_or(""));
+    // SGLang's log prints no version: say so, rather than nothing (the server tells it).
+    if (!v && facts.engine == "sglang") {
+        std::string tested;
+        for (const auto& t : e.tested) tested += (tested.empty() ? "" : ", ") + t;
+        return fmt::format(
+            "{}'s log states no version (tested: {}); if a check says Can't tell or a value looks wrong, check "
+            "the release (GET /get_server_info on the server, or pip show sglang) and report it if it is another.",
+            e.name, tested);
+    }
+    if (!v) return std::nullopt;
     for (const auto& t : e.tested)
         if (*v == t || v->rfind(t + ".", 0) == 0) return std::nullopt;
     std::string tested;

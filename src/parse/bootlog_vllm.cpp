@@ -210,6 +210,19 @@ Out gpu_utilization(std::string_view line, std::size_t at) {
     return v ? Out(*v) : std::nullopt;
 }
 
+// The periodic stats line; its value is the "Preemptions: N" it carries, else null:
+// "Engine 000: Avg prompt throughput: 83.2 tokens/s, Avg generation throughput: 201.2
+// tokens/s, Running: 6 reqs, Waiting: 4 reqs, Preemptions: 3, GPU KV cache usage: 100.0%,
+// Prefix cache hit rate: 0.0%" (vllm/v1/metrics/loggers.py LoggingStatLogger.log: the part
+// is appended only when the interval's count is above 0; vllm-project/vllm PR #28522).
+Out stats_line(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"(, Preemptions: (\d+),)");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return Json(nullptr);
+    auto v = to_int(group(m, 1));
+    return v ? Json(*v) : Json(nullptr);
+}
+
 // The keys of the engine's config line that T17 compares.
 constexpr std::array<std::string_view, 12> kConfigKeys{"model",
                                                        "speculative_config",
@@ -320,6 +333,7 @@ const std::vector<Field>& vllm_fields() {
          {gpu_utilization},
          Reference::beyond},
         {"vllm_cudagraph_memory_gib", "GiB for CUDAGraph memory", nullptr, {one_gib<kGraphShare>}, Reference::beyond},
+        {"vllm_stats_line", "Avg prompt throughput:", nullptr, {stats_line}, Reference::beyond},
     };
     return fields;
 }

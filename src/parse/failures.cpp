@@ -4,6 +4,7 @@
 #include "inferlint/parse/bootlog.hpp"
 
 #include <array>
+#include <cctype>
 #include <regex>
 
 namespace inferlint::parse {
@@ -230,6 +231,36 @@ static std::string_view failure_message(const detail::LineScan& s) {
     return util::text::trim(s.message(), util::text::kPySpace);
 }
 
+// A terminal that hard-wraps a long line puts the rest on the next line with no log prefix,
+// cut mid-word (field log vllm-unknown-xpu-arc-b70-...-fail-part2.log, wrapped at 119
+// columns: "(4.26 GiB KV cach" / "e is needed, ..."). Such a line after a prefixed line of at
+// least kWrapMinColumns characters, no longer than it and not indented, continues it.
+static constexpr std::size_t kWrapMinColumns = 80;
+
+static bool continues_wrapped(const detail::LineScan& s, std::size_t prev_len) {
+    std::string_view raw = s.line();
+    if (prev_len < kWrapMinColumns || s.prefix() || raw.empty() || raw.size() > prev_len) return false;
+    const unsigned char c = static_cast<unsigned char>(raw.front());
+    return !std::isspace(c) && raw.rfind("Traceback", 0) != 0;
+}
+
+void detail::FailureWalk::rejoin(const LineScan& s) {
+    for (auto& h : hits_) {
+        if (!h || h->lineno != wrap_from_) continue;
+        const std::string rest =
+            (wrap_at_space_ ? " " : "") + std::string(util::text::trim(s.line(), util::text::kPySpace));
+        // The detail goes on only where it ran to the end of the wrapped line.
+        const bool detail_at_end =
+            !h->detail.empty() && h->line.size() >= h->detail.size() &&
+            h->line.compare(h->line.size() - h->detail.size(), h->detail.size(), h->detail) == 0;
+        h->line = valid_utf8(first_chars(h->line + rest, 300));
+        if (detail_at_end) h->detail = valid_utf8(first_chars(h->detail + rest, 200));
+    }
+    // A piece as wide as the line before was wrapped too: the next one goes on.
+    wrap_candidate_len_ = s.line().size() == wrap_candidate_len_ ? wrap_candidate_len_ : 0;
+    wrap_at_space_ = std::isspace(static_cast<unsigned char>(s.line().back()));
+}
+
 void detail::FailureWalk::line(const LineScan& s, long long lineno) {
     if (stopped_) return;
     // The hits are found on the line without colour codes, which is where each test below
@@ -240,6 +271,12 @@ void detail::FailureWalk::line(const LineScan& s, long long lineno) {
         stopped_ = true;
         return;
     }
+    // The rest of a failure line a terminal wrapped: the failure's line and detail go on.
+    if (wrap_candidate_len_ && continues_wrapped(s, wrap_candidate_len_)) {
+        rejoin(s);
+        return;
+    }
+    wrap_candidate_len_ = 0;
     const auto& all = rules();
     // The message is read only where a test could pass.
     std::optional<std::string_view> message;
@@ -285,6 +322,11 @@ void detail::FailureWalk::line(const LineScan& s, long long lineno) {
             }
             hits_[r] = Failure{all[r].kind, ready_at_ ? FailurePhase::serving : FailurePhase::boot, lineno,
                                valid_utf8(first_chars(ln(), 300)), valid_utf8(first_chars(detail_text, 200))};
+            if (s.prefix()) {
+                wrap_from_ = lineno;
+                wrap_candidate_len_ = s.line().size();
+                wrap_at_space_ = !s.line().empty() && std::isspace(static_cast<unsigned char>(s.line().back()));
+            }
         }
     }
     // The ring keeps each slot's buffer: no allocation per line once the lines are seen.

@@ -123,7 +123,14 @@ std::optional<checks::ArmRun> read_arm_run(const fs::path& folder, const Engine*
     r.engine = &ev.engine();
     r.figures = checks::run_figures(ev, verdicts, loaded->series ? &*loaded->series : nullptr);
     r.has_boot = !ev.boots.empty() && ev.boots.front().facts.ready;
-    if (r.has_boot) r.config = checks::realized_config(ev.boots.front().facts);
+    if (r.has_boot) {
+        r.config = checks::realized_config(ev.boots.front().facts);
+        r.kv_source = "boot log";
+    } else if (auto pool = ev.after ? parse::pool_from_metrics(*ev.after) : std::nullopt) {
+        // No boot log: the pool, block size and KV dtype /metrics states (C2 weighs them).
+        r.config = checks::metrics_config(*pool);
+        r.kv_source = pool->source;
+    }
     r.load = checks::load_shape(ev.bench ? &*ev.bench : nullptr, asked_load(argv));
     r.verdicts = std::move(verdicts.results);
     r.notes = std::move(loaded->notes);

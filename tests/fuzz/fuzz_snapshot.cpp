@@ -1,6 +1,7 @@
 // A snapshot file (inferlint.snapshot/1 JSON, or bare Prometheus text), and what the
 // loaders ask of it: its engine and its metrics.
 #include "fuzz_common.hpp"
+#include "inferlint/parse/metrics_pool.hpp"
 #include "inferlint/parse/snapshot.hpp"
 
 namespace inferlint::fuzz {
@@ -11,6 +12,7 @@ inline int one_snapshot(const std::uint8_t* data, std::size_t size) {
         Snapshot s = snapshot_from_text(text, "fuzz.snapshot.json");
         (void)s.metrics().size();
         (void)snapshot_engine({&s});
+        (void)parse::pool_from_metrics(s);  // the pool when no boot log is given
         (void)s.to_json().dump(1, ' ', false, Json::error_handler_t::replace);  // as save() writes it
     });
     return 0;

@@ -2,6 +2,8 @@
 // (/sim/state) as the answer key. Every test starts its own server on a free port.
 #include "sim_traps.hpp"
 
+#include "inferlint/checks/snapshot_checks.hpp"
+#include "inferlint/checks/suite.hpp"
 #include "inferlint/parse/bootlog.hpp"
 #include "inferlint/parse/series.hpp"
 #include "inferlint/parse/snapshot.hpp"
@@ -424,4 +426,48 @@ TEST_CASE("linked as nvidia-smi the simulator reports one idle card, field by fi
     auto bad = inferlint::util::run_command({smi.string(), "--query-gpu=memory.bogus", "--format=csv"}, 10);
     CHECK(bad.exit_code == 2);
     fs::remove_all(dir);
+}
+
+namespace {
+
+// The facts check-log's walk reads from the simulator's log now.
+parse::BootFacts sim_facts(const Sim& s) { return parse::parse_boot_log(s.text(), nullptr); }
+
+}  // namespace
+
+TEST_CASE("--sim-version: the log, /version and check-log speak each release", "[sim][engines]") {
+    for (const char* v : {"0.30", "0.31", "0.33"}) {
+        Sim s(std::string("version-") + v, {"--sim-version", v});
+        const std::string full = std::string(v) + ".0";
+        CHECK(Json::parse(util::get_text(s.url() + "/version"))["version"] == full);
+        CHECK(sim_facts(s).vllm_version == full);
+        auto r = testsupport::run_cli({"check-log", s.log.string(), "--json"});
+        INFO(r.out << r.err);
+        CHECK((r.rc == 0 || r.rc == 1));  // a healthy start decides
+        CHECK(run::Scraper().scrape(s.url()).metrics().info("vllm:cache_config_info")->count("kv_cache_size_tokens"));
+    }
+    Sim bad("version-bad", {"--sim-version", "0.29"}, false);
+    CHECK(bad.exit_status == 2);
+}
+
+TEST_CASE("--sim-version 0.33: the stats line counts preemptions, and T1 names the log's count", "[sim][engines][T1]") {
+    // As "ground truth: preemptions": a pool that must preempt, with a stats line every 0.2 s.
+    Sim s("v033-preempt", {"--sim-version", "0.33", "--num-gpu-blocks", "65", "--block-size", "16", "--max-model-len",
+                           "1024", "--max-num-seqs", "16", "--sim-time-scale", "4", "--sim-log-interval-s", "0.2"});
+    run::Scraper scraper;
+    Snapshot before = scraper.scrape(s.url());
+    bench(s, 16, 16, 64, 200);
+    Snapshot after = scraper.scrape(s.url());
+    const long long truth = s.state()["preemptions"].get<long long>();
+    REQUIRE(truth > 0);
+    // Wait on the event (the last interval's line), not a fixed time; 30 s is a ceiling.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (sim_facts(s).realized.logged_preemptions.value_or(0) < truth && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto facts = sim_facts(s);
+    CHECK(facts.realized.logged_preemptions == truth);
+    auto t1 = checks::check_no_preemption(before, after, checks::pause_evidence(nullptr, &facts));
+    CHECK(t1.status == Status::fail);
+    CHECK(t1.evidence["preemptions_in_log"] == truth);
+    CHECK_THAT(s.text(), Catch::Matchers::Contains(", Waiting: "));
 }

@@ -227,6 +227,11 @@ ServeConfig serve_config(const Args& a) {
         usage_error("--sim-time-scale and the rates must be positive");
     if (!c.fail_boot.empty() && c.fail_boot != "oom" && c.fail_boot != "kv")
         usage_error("--sim-fail-boot takes oom or kv");
+    const std::string version = a.str("sim_version", "0.30");
+    if (version != "0.30" && version != "0.31" && version != "0.33")
+        usage_error("--sim-version takes 0.30, 0.31 or 0.33");
+    c.version = version + ".0";
+    c.stats_preemptions = version == "0.33";
     read_speculative(a, c);
     read_cache_options(a, c);
     read_noise(a, c);

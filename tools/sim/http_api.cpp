@@ -276,8 +276,8 @@ struct HttpApi::Impl {
             Lock l(sh);
             res.status = sh.core_dead ? 503 : 200;
         });
-        svr.Get("/version", [](const httplib::Request&, httplib::Response& res) {
-            send_json(res, 200, json{{"version", "0.30.0"}});
+        svr.Get("/version", [this](const httplib::Request&, httplib::Response& res) {
+            send_json(res, 200, json{{"version", cfg.version}});
         });
         svr.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
             json m{{"id", cfg.served_name},

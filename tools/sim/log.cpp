@@ -10,7 +10,6 @@
 namespace sim {
 namespace {
 
-constexpr const char* kVersion = "0.30.0";
 
 std::string stamp() {
     std::time_t t = std::time(nullptr);
@@ -75,7 +74,7 @@ void log_api_start(const ServeConfig& cfg, int pid) {
     log("APIServer", pid, "INFO", w, "       \u2588     \u2588     \u2588\u2584   \u2584\u2588");
     log("APIServer", pid, "INFO", w,
         fmt::format(" \u2584\u2584 \u2584\u2588 \u2588     \u2588     \u2588 \u2580\u2584\u2580 \u2588  version {}",
-                    kVersion));
+                    cfg.version));
     log("APIServer", pid, "INFO", w,
         fmt::format("  \u2588\u2584\u2588\u2580 \u2588     \u2588     \u2588     \u2588  model   {}", cfg.model));
     log("APIServer", pid, "INFO", w,
@@ -129,7 +128,7 @@ void log_engine_boot(const ServeConfig& cfg, int pid, double kv_gib) {
                     "load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=1, "
                     "quantization={}, enforce_eager={}, kv_cache_dtype={}, device_config=cuda, seed=0, "
                     "served_model_name={}, enable_prefix_caching={}, enable_chunked_prefill=True",
-                    kVersion, cfg.model, speculative_text(cfg), cfg.model, cfg.max_model_len, cfg.quantization,
+                    cfg.version, cfg.model, speculative_text(cfg), cfg.model, cfg.max_model_len, cfg.quantization,
                     cfg.enforce_eager ? "True" : "False", cfg.kv_cache_dtype, cfg.served_name,
                     cfg.prefix_caching ? "True" : "False"));
     log(E, pid, "INFO", "parallel_state.py:1827",

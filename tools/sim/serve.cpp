@@ -155,7 +155,7 @@ EngineConfig engine_config(const ServeConfig& cfg) {
 
 // What the stats logger last saw, to log the interval's figures.
 struct LoggedCounts {
-    long long prompt = 0, gen = 0, queries = 0, hits = 0, drafts = 0, draft_tokens = 0, accepted = 0;
+    long long prompt = 0, gen = 0, queries = 0, hits = 0, drafts = 0, draft_tokens = 0, accepted = 0, preempted = 0;
     long long per_pos[kMaxSpecTokens] = {};
 };
 
@@ -189,17 +189,22 @@ void stats_logger(const ServeConfig& cfg, Shared& sh, int pid) {
             now = {sh.prompt_tokens, sh.generation_tokens, sh.prefix_queries, sh.prefix_hits,
                    sh.spec_drafts,   sh.spec_draft_tokens, sh.spec_accepted,  {}};
             std::copy(std::begin(sh.spec_accepted_per_pos), std::end(sh.spec_accepted_per_pos), now.per_pos);
+            now.preempted = sh.preemptions;
             running = sh.n_running, waiting = sh.n_waiting;
             usage = sh.kv_usage();
         }
         if (now.prompt == last.prompt && now.gen == last.gen && running == 0 && waiting == 0) continue;
         const long long queries = now.queries - last.queries;
+        // 0.33: the interval's preemptions, only when there were some (LoggingStatLogger.log).
+        const long long preempted = now.preempted - last.preempted;
+        const std::string preemptions =
+            cfg.stats_preemptions && preempted > 0 ? fmt::format("Preemptions: {}, ", preempted) : "";
         log("APIServer", pid, "INFO", "loggers.py:315",
             fmt::format("Engine 000: Avg prompt throughput: {:.1f} tokens/s, Avg generation throughput: {:.1f} "
-                        "tokens/s, Running: {} reqs, Waiting: {} reqs, GPU KV cache usage: {:.1f}%, Prefix cache "
+                        "tokens/s, Running: {} reqs, Waiting: {} reqs, {}GPU KV cache usage: {:.1f}%, Prefix cache "
                         "hit rate: {:.1f}%",
                         (now.prompt - last.prompt) / cfg.log_interval_s, (now.gen - last.gen) / cfg.log_interval_s,
-                        running, waiting, usage * 100,
+                        running, waiting, preemptions, usage * 100,
                         queries > 0 ? 100.0 * static_cast<double>(now.hits - last.hits) / queries : 0.0));
         log_spec_interval(cfg, pid, now, last);
         last = now;

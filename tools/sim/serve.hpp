@@ -56,6 +56,11 @@ struct ServeConfig {
     double dead_linger_s = 1.0;   // after the engine dies, the API server exits this much later
     double orphan_linger_s = 60;  // an EngineCore whose parent was killed lives this long
     double log_interval_s = 10;   // the "Engine 000: Avg prompt throughput" line
+    // --sim-version 0.30|0.31|0.33: the release the log, /version and /metrics speak.
+    // 0.33 adds "Preemptions: N" to the stats line when the interval preempted
+    // (vllm/v1/metrics/loggers.py, vllm-project/vllm PR #28522).
+    std::string version = "0.30.0";
+    bool stats_preemptions = false;
     // "non-default args: {...}" as vLLM prints it.
     std::string non_default_args;
 };

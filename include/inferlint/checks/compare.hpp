@@ -74,6 +74,9 @@ struct ArmRun {
     std::vector<CheckResult> verdicts;  // the suite's, for the run
     std::vector<ConfigField> config;    // T17's fields of its first start
     bool has_boot = false;
+    // Where config's KV pool comes from: "boot log", or the /metrics series when the run
+    // has no boot log (parse::MetricsPool::source); empty when neither states it.
+    std::string kv_source;
     LoadShape load;
     std::vector<std::string> notes;  // for stderr: what its files' reading said (cut lines)
 };

@@ -23,6 +23,14 @@ struct PauseEvidence {
     std::optional<long long> logged_pauses;       // `request ID N -> pause` lines, when countable
     std::optional<long long> served_in_log;       // answered requests the log covers
     std::optional<std::string> scheduler_policy;  // LLM Args capacity_scheduler_policy
+    // vLLM 0.12+: its periodic stats lines and the "Preemptions: N" they summed (a second
+    // witness beside vllm:num_preemptions; nullopt when no line counted one).
+    long long stats_lines = 0;
+    std::optional<long long> logged_preemptions;
+    // TensorRT-LLM: the release that wrote the log, and whether the log shows DEBUG lines
+    // (some releases log their pauses at DEBUG only).
+    std::optional<std::string> engine_version;
+    bool debug_lines = false;
     // The recording's paused gauge: how many readings had it, how many were above 0, the most.
     long long paused_readings = 0;
     long long paused_nonzero = 0;

@@ -7,6 +7,7 @@
 
 #include "inferlint/core/result.hpp"
 #include "inferlint/parse/bootlog.hpp"
+#include "inferlint/parse/metrics_pool.hpp"
 #include "inferlint/parse/model_config.hpp"
 
 #include <string>
@@ -29,6 +30,11 @@ struct ConfigField {
 // max_model_len, gpu_memory_utilization, prefix_caching, chunked_prefill,
 // speculative_decoding, quantization, cuda_graphs, compile.
 std::vector<ConfigField> realized_config(const parse::BootFacts& facts);
+
+// The same fields for a run with no boot log, from what /metrics states of the pool
+// (kv_cache_dtype, kv_capacity_tokens, block_size; the rest null): a fleet read from a
+// Prometheus has only these.
+std::vector<ConfigField> metrics_config(const parse::MetricsPool& pool);
 
 // One start: the KV cache dtype the engine used against the one asked (WARN when they
 // differ, naming the cause from `config`, the model's config.json, when it was read).

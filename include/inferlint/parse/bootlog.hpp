@@ -52,6 +52,16 @@ struct RealizedFacts {
     std::optional<double> drafter_cudagraph_gib;
     // SGLang hybrid linear-attention models: "Linear attention kernel backend: decode=triton".
     std::optional<std::string> linear_attention_backend;
+    // vLLM's periodic stats lines ("Engine 000: Avg prompt throughput: ...") and the sum of
+    // their "Preemptions: N" (the preemptions since the line before; printed only when N > 0,
+    // vllm/v1/metrics/loggers.py LoggingStatLogger.log, from vllm-project/vllm PR #28522,
+    // merged 2025-11-12). nullopt: no line counted one, which is not "none" (older releases
+    // print no count, and some never do: vllm-project/vllm PR #38452).
+    long long stats_lines = 0;
+    std::optional<long long> logged_preemptions;
+    // TensorRT-LLM: the log has DEBUG lines ("[TRT-LLM] [D]", "[TensorRT-LLM][DEBUG]"), so a
+    // pause logged at DEBUG would be in it.
+    bool trt_debug_lines = false;
 };
 
 // The settings a start asked for that the checks use, typed. Each engine's parser fills
