@@ -13,7 +13,9 @@ Tripwire gpu_shared() {
         .what =
             "A GPU is shared by whatever runs on the host: a watchdog that restores a service when the "
             "queue is idle, a notebook, a second server. A tenant that arrives during the run takes "
-            "memory and compute the server was sized and measured without.",
+            "memory and compute the server was sized and measured without. On one machine xray reads it from "
+            "nvidia-smi; on a cluster report --prometheus reads it from NVIDIA's DCGM exporter "
+            "(DCGM_FI_DEV_FB_USED and the pod each GPU is given to).",
         .why =
             "A watchdog revived a 50 GB service onto the GPU under test; the control server got about a "
             "tenth of its KV capacity (89,536 against 919,232 tokens), which would have read as "
@@ -34,7 +36,8 @@ Tripwire gpu_shared() {
             "GPU's memory used grows by more than 1,024 MiB, and says Can't tell naming the query that found "
             "nothing. `gpu-inspect --prometheus URL --node NODE` gives T2 for a Kubernetes node from the same "
             "series.",
-        .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
+        .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...  |  inferlint report "
+                   "--prometheus URL --match SEL --start T0 --end T1 -o page.html",
         .needs = "need xray's GPU recording, or DCGM's series in Prometheus",
         .examples = {},
         .measured =

@@ -2,6 +2,7 @@
 // answer (tests/fixtures/dcgm/tenant.query_range.json, a range answer of DCGM_FI_DEV_FB_USED
 // on two GPUs with a tenant pod arriving on one), the verdicts, and one-change mutations.
 #include "inferlint/checks/dcgm_gpu.hpp"
+#include "inferlint/core/catalog.hpp"
 #include "inferlint/parse/dcgm.hpp"
 #include "inferlint/parse/prom_api.hpp"
 #include "inferlint/util/error.hpp"
@@ -147,4 +148,10 @@ TEST_CASE("T2 DCGM: a node's GPUs held by pods fail, named; none read is Can't t
     r = checks::check_gpu_clear_dcgm({}, {}, 800, "DCGM_FI_DEV_FB_USED{Hostname=\"x\"} found no GPU");
     CHECK(r.status == Status::unknown);
     CHECK_THAT(r.message, Contains("found no GPU"));
+}
+
+TEST_CASE("T19: explain says it is read from DCGM on a cluster, and how", "[T19][catalog]") {
+    const std::string text = explain_text(*lookup_tripwire("T19"), nullptr, 1000);
+    CHECK_THAT(text, Contains("NVIDIA's DCGM exporter (DCGM_FI_DEV_FB_USED and the pod each GPU is given to)"));
+    CHECK_THAT(text, Contains("inferlint report --prometheus URL"));
 }
