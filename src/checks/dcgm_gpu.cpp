@@ -70,8 +70,9 @@ CheckResult check_gpu_shared_dcgm(const std::vector<parse::DcgmReading>& reading
                           {"uuid", t.first->uuid},
                           {"host", t.first->host},
                           {"gpu_used_mib", dcgm_mib(t.max_mib)}});
-        said.push_back(fmt::format("pod {} was given {} too (its memory used up to {} MiB)", parse::dcgm_pod_words(*t.first),
-                                   parse::dcgm_gpu_words(*t.first), dcgm_mib(t.max_mib)));
+        said.push_back(fmt::format("pod {} was given {} too (its memory used up to {} MiB)",
+                                   parse::dcgm_pod_words(*t.first), parse::dcgm_gpu_words(*t.first),
+                                   dcgm_mib(t.max_mib)));
     }
     for (const auto& [uuid, s] : span) {
         const long long grew = dcgm_mib(s.peak->mib) - dcgm_mib(s.first->mib);

@@ -66,7 +66,8 @@ int gpu_inspect_dcgm(const Opts& o, const Common& common) {
             if (g.contains("free_mib") && g["free_mib"].is_number()) free = g["free_mib"].get<long long>();
             std::cout << fmt::format("        memory: {} used, {} free\n", mib_text(used), mib_text(free));
             const auto pods = g.value("pods", std::vector<std::string>{});
-            std::cout << fmt::format("        pods: {}\n", pods.empty() ? "none" : fmt::format("{}", fmt::join(pods, ", ")));
+            std::cout << fmt::format("        pods: {}\n",
+                                     pods.empty() ? "none" : fmt::format("{}", fmt::join(pods, ", ")));
         }
     return emit({std::move(r)}, common);
 }
@@ -93,28 +94,28 @@ int gpu_inspect(const Opts& o, const Common& common) {
     return emit({checks::check_gpu_clear_to_boot(run::wait_clear(used, live, o.wait, clock), q.gpus)}, common);
 }
 
-const Registrar reg{Command{.name = "gpu-inspect",
-                            .group = Group::gpu,
-                            .order = 1,
-                            .summary = "T2: which GPU this is, its memory, and whether it is free",
-                            .takes_engine = TakesEngine::no,
-                            .setup = [](CLI::App& app) {
-                                auto o = std::make_shared<Opts>();
-                                add_clear_card_options(app, o->wait);
-                                app.add_option("--prometheus", o->prometheus,
-                                               "read a Kubernetes node's GPUs from NVIDIA's DCGM exporter through "
-                                               "this Prometheus (DCGM_FI_DEV_FB_USED, its pod labels)")
-                                    ->type_name("URL");
-                                app.add_option("--node", o->node,
-                                               "with --prometheus: the node, as DCGM's Hostname label names it "
-                                               "(default: every node the selector matches)");
-                                app.add_option("--match", o->match,
-                                               "with --prometheus: label matchers for the DCGM series, e.g. "
-                                               "'{job=\"dcgm-exporter\"}'");
-                                app.add_option("--at", o->at,
-                                               "with --prometheus: the moment, Unix seconds or RFC 3339 (default: now)");
-                                return [o](const Common& common) -> int { return gpu_inspect(*o, common); };
-                            }}};
+const Registrar reg{
+    Command{.name = "gpu-inspect",
+            .group = Group::gpu,
+            .order = 1,
+            .summary = "T2: which GPU this is, its memory, and whether it is free",
+            .takes_engine = TakesEngine::no,
+            .setup = [](CLI::App& app) {
+                auto o = std::make_shared<Opts>();
+                add_clear_card_options(app, o->wait);
+                app.add_option("--prometheus", o->prometheus,
+                               "read a Kubernetes node's GPUs from NVIDIA's DCGM exporter through "
+                               "this Prometheus (DCGM_FI_DEV_FB_USED, its pod labels)")
+                    ->type_name("URL");
+                app.add_option("--node", o->node,
+                               "with --prometheus: the node, as DCGM's Hostname label names it "
+                               "(default: every node the selector matches)");
+                app.add_option("--match", o->match,
+                               "with --prometheus: label matchers for the DCGM series, e.g. "
+                               "'{job=\"dcgm-exporter\"}'");
+                app.add_option("--at", o->at, "with --prometheus: the moment, Unix seconds or RFC 3339 (default: now)");
+                return [o](const Common& common) -> int { return gpu_inspect(*o, common); };
+            }}};
 
 }  // namespace
 }  // namespace inferlint::cli::gpu_inspect_cmd

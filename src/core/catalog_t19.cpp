@@ -36,15 +36,17 @@ Tripwire gpu_shared() {
             "GPU's memory used grows by more than 1,024 MiB, and says Can't tell naming the query that found "
             "nothing. `gpu-inspect --prometheus URL --node NODE` gives T2 for a Kubernetes node from the same "
             "series.",
-        .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...  |  inferlint report "
-                   "--prometheus URL --match SEL --start T0 --end T1 -o page.html",
+        .command =
+            "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...  |  inferlint report "
+            "--prometheus URL --match SEL --start T0 --end T1 -o page.html",
         .needs = "need xray's GPU recording, or DCGM's series in Prometheus",
         .examples = {},
         .measured =
             "The simulator's nvidia-smi with a tenant that appears mid-run (INFERLINT_SIM_GPU_TENANT): "
             "the tenant named with its pid and MiB; without it, a pass.",
-        .verified = "the simulator end to end with the tenant on and off; recordings cut and garbled; a real "
-                    "Prometheus scraping a fake dcgm-exporter with a tenant pod mid-window",
+        .verified =
+            "the simulator end to end with the tenant on and off; recordings cut and garbled; a real "
+            "Prometheus scraping a fake dcgm-exporter with a tenant pod mid-window",
         .notes = {"",
                   "the same readings: its scheduler processes (one per tensor-parallel rank) are children of "
                   "the command xray started, so they count as the server's.",

@@ -23,10 +23,9 @@ std::string dcgm_namespace_of(const PromSeries& s) { return dcgm_label(s, "expor
 std::vector<DcgmReading> dcgm_readings(const PromAnswer& answer) {
     std::vector<DcgmReading> out;
     for (const auto& s : answer.series) {
-        auto uuid = s.labels.find("UUID");
-        if (uuid == s.labels.end() || uuid->second.empty()) continue;
         DcgmReading base;
-        base.uuid = uuid->second;
+        base.uuid = dcgm_label(s, "UUID", "uuid");
+        if (base.uuid.empty()) continue;
         auto get = [&](const char* key) {
             auto it = s.labels.find(key);
             return it == s.labels.end() ? std::string() : it->second;

@@ -55,7 +55,7 @@ CheckResult dcgm_gpu_shared(const PromSource& src, const FleetWindow& f, long lo
     std::set<std::string> uuids;
     for (const auto& x : parse::dcgm_readings(mine)) uuids.insert(x.uuid);
     if (uuids.empty()) return checks::check_gpu_shared_dcgm({}, pods, q1, growth_threshold_mib);
-    const std::string q2 = fmt::format(R"({}{{UUID=~"{}"}})", used, dcgm_alternatives(uuids));
+    const std::string q2 = fmt::format(R"({0}{{UUID=~"{1}"}} or {0}{{uuid=~"{1}"}})", used, dcgm_alternatives(uuids));
     const parse::PromAnswer all = prom_range(src, q2, f.window.start, f.window.end, step, uuids.size() * 2);
     return checks::check_gpu_shared_dcgm(parse::dcgm_readings(all), pods, q2, growth_threshold_mib);
 }
@@ -67,8 +67,9 @@ DcgmNode read_dcgm_node(const PromSource& src, const std::string& node, double a
     const std::string q_used = parse::kDcgmFbUsed + prom_with(inner, more);
     out.used = parse::dcgm_readings(prom_instant(src, q_used, at));
     if (out.used.empty()) {
-        out.why = fmt::format("{} found no GPU at {} in {}: is dcgm-exporter scraped{}?", q_used, prom_moment_text(at),
-                              util::normalise_base_url(src.url), node.empty() ? "" : ", and is the node's name its Hostname");
+        out.why =
+            fmt::format("{} found no GPU at {} in {}: is dcgm-exporter scraped{}?", q_used, prom_moment_text(at),
+                        util::normalise_base_url(src.url), node.empty() ? "" : ", and is the node's name its Hostname");
         return out;
     }
     out.free = parse::dcgm_readings(prom_instant(src, parse::kDcgmFbFree + prom_with(inner, more), at));

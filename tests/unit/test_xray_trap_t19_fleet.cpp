@@ -57,7 +57,8 @@ std::optional<CheckResult> fleet_t19(const Sandbox& sb, const std::string& tenan
 
 using namespace xraytrap19fleet;
 
-TEST_CASE("xray on a fleet: T19 from one GPU recording passes alone and fails a tenant mid-run", "[sim][xray][fleet][T19]") {
+TEST_CASE("xray on a fleet: T19 from one GPU recording passes alone and fails a tenant mid-run",
+          "[sim][xray][fleet][T19]") {
     Sandbox off_sb("trap-t19-fleet-off");
     Ran off_run;
     auto off = fleet_t19(off_sb, "", off_run);
