@@ -36,10 +36,8 @@ Tripwire gpu_shared() {
             "GPU's memory used grows by more than 1,024 MiB, and says Can't tell naming the query that found "
             "nothing. `gpu-inspect --prometheus URL --node NODE` gives T2 for a Kubernetes node from the same "
             "series.",
-        .command =
-            "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...  |  inferlint report "
-            "--prometheus URL --match SEL --start T0 --end T1 -o page.html",
-        .needs = "need xray's GPU recording, or DCGM's series in Prometheus",
+        .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
+        .needs = "need xray's GPU recording",
         .examples = {},
         .measured =
             "The simulator's nvidia-smi with a tenant that appears mid-run (INFERLINT_SIM_GPU_TENANT): "

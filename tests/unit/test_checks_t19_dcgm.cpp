@@ -153,5 +153,5 @@ TEST_CASE("T2 DCGM: a node's GPUs held by pods fail, named; none read is Can't t
 TEST_CASE("T19: explain says it is read from DCGM on a cluster, and how", "[T19][catalog]") {
     const std::string text = explain_text(*lookup_tripwire("T19"), nullptr, 1000);
     CHECK_THAT(text, Contains("NVIDIA's DCGM exporter (DCGM_FI_DEV_FB_USED and the pod each GPU is given to)"));
-    CHECK_THAT(text, Contains("inferlint report --prometheus URL"));
+    CHECK_THAT(text, Contains("on a cluster report --prometheus reads it"));
 }
