@@ -5,6 +5,7 @@
 #include "fleet_input.hpp"
 
 #include "inferlint/run/fleet_page.hpp"
+#include "inferlint/run/prometheus_dcgm.hpp"
 #include "output.hpp"
 #include "registry.hpp"
 
@@ -142,6 +143,9 @@ int run_fleet_report(const Opts& o, const Common& common) {
                           : bench && bench->max_concurrency ? checks::Requested::of(*bench->max_concurrency)
                                                             : std::nullopt;
     if (o.unique_prompts) in->fleet.unique_prompts = "--unique-prompts";
+    // T19 on a cluster: the replicas' GPUs and who else holds them, from DCGM's series.
+    if (!common.only || std::count(common.only->begin(), common.only->end(), TripwireId::T19))
+        in->fleet.live.push_back(run::dcgm_gpu_shared(prom_source_of(o.fleet), in->window));
     const checks::FleetVerdicts v = checks::check_fleet(in->replicas, in->fleet, in->window.step_s);
     checks::RunVerdicts fleet = v.fleet;
     fleet.results = common.selected(std::move(fleet.results));

@@ -140,7 +140,7 @@ Json or_reason(const std::optional<Snapshot>& s, const std::string& why) { retur
 
 }  // namespace
 
-std::optional<FleetInput> read_fleet_input(const FleetOptions& o, const Common& common) {
+run::PromSource prom_source_of(const FleetOptions& o) {
     run::PromSource src;
     src.url = o.prometheus;
     src.selector = o.match;
@@ -148,6 +148,11 @@ std::optional<FleetInput> read_fleet_input(const FleetOptions& o, const Common& 
     src.limits.connect_s = std::min(5.0, o.timeout_s);
     src.limits.total_s = 4 * o.timeout_s;
     src.limits.max_body_bytes = std::size_t{64} << 20;
+    return src;
+}
+
+std::optional<FleetInput> read_fleet_input(const FleetOptions& o, const Common& common) {
+    const run::PromSource src = prom_source_of(o);
     FleetInput in;
     const std::string what = fmt::format("the series {} matches in {}", o.match.empty() ? "{}" : o.match,
                                          util::normalise_base_url(o.prometheus));

@@ -31,6 +31,9 @@ void add_fleet_options(CLI::App& app, FleetOptions& o);
 void fleet_or_files(const FleetOptions& o, const std::string& command,
                     const std::vector<std::pair<std::string, const std::string*>>& files);
 
+// The Prometheus --prometheus, --match and --timeout name.
+run::PromSource prom_source_of(const FleetOptions& o);
+
 // The window read, each replica's evidence and the fleet's (the union of the replicas'
 // snapshots where every replica has both, the summed gauges). nullopt when the series
 // came from another engine than the one named (said on stderr).

@@ -1,6 +1,8 @@
 #include "inferlint/run/gpu_record.hpp"
 
 #include "inferlint/parse/procfs.hpp"
+#include "inferlint/run/run_folder.hpp"
+#include "inferlint/util/files.hpp"
 
 #include <fmt/format.h>
 
@@ -45,6 +47,20 @@ std::vector<long long> process_tree(const std::filesystem::path& proc_root, int 
         for (auto it = lo; it != hi; ++it) out.push_back(it->second);
     }
     return out;
+}
+
+std::vector<long long> process_trees(const std::filesystem::path& proc_root, const std::vector<int>& roots) {
+    std::vector<long long> out;
+    for (int root : roots)
+        if (root > 0)
+            for (long long p : process_tree(proc_root, root)) out.push_back(p);
+    return out;
+}
+
+std::optional<parse::GpuRecording> read_gpu_recording(const std::filesystem::path& folder) {
+    auto file = gpu_recording_in(folder);
+    if (!file) return std::nullopt;
+    return parse::parse_gpu_recording(util::read_file(*file, util::AllowEmpty::yes));
 }
 
 void record_gpus(std::ostream& out, const GpuRecordOptions& options, const std::atomic<bool>& stop,

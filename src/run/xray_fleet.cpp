@@ -3,9 +3,11 @@
 // reads as an ordinary run folder (boot.log, before/after snapshots, run.series.jsonl);
 // the load's files, results.json and the page sit in the run folder above them.
 #include "inferlint/checks/fleet.hpp"
+#include "inferlint/checks/t19_gpu_shared.hpp"
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/report/report.hpp"
 #include "inferlint/run/fleet_page.hpp"
+#include "inferlint/run/gpu_record.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/probe.hpp"
 #include "inferlint/run/scrape.hpp"
@@ -232,6 +234,23 @@ void FleetXray::record_load(const PreparedLoad& load, LoadRun& lr) {
             note(fmt::format("the recording stopped: {}", e.what()));
         }
     });
+    // T19: nvidia-smi on the fleet's GPUs, as xray on one server records it, with every
+    // replica's process tree as the server's.
+    const std::string smi = run::nvidia_smi_path();
+    std::optional<util::RecordFile> gpu_file;
+    if (util::is_executable_file(smi)) gpu_file.emplace(plan_.out / "gpu.jsonl");
+    std::vector<int> roots;
+    for (auto& r : reps_)
+        if (r.server) roots.push_back(r.server->pid());
+    Recorder gpus([&, roots](const std::atomic<bool>& stop) {
+        try {
+            if (gpu_file)
+                run::record_gpus(*gpu_file, {}, stop, run::system_runner(5.0), smi,
+                                 [roots] { return run::process_trees(run::proc_root(), roots); });
+        } catch (const std::exception& e) {
+            note(fmt::format("the GPU recording stopped: {}", e.what()));
+        }
+    });
     say("== load: " + util::shell_join(load.argv));
     load_started_ = fs::file_time_type::clock::now();
     LoadLimits limits{.grace_s = plan_.timings.load_grace_s,
@@ -266,6 +285,12 @@ void FleetXray::record_load(const PreparedLoad& load, LoadRun& lr) {
     }
     window_end_ = wall_now();
     recorder.stop();
+    gpus.stop();
+    if (gpu_file) {
+        gpu_file->close();
+        if (!*gpu_file && o_.write_error.empty()) o_.write_error = gpu_file->error();
+        sources_.push_back("gpu.jsonl");
+    }
     for (std::size_t i = 0; i < reps_.size(); ++i) {
         Replica& r = reps_[i];
         files[i]->close();
@@ -415,6 +440,13 @@ void FleetXray::check_and_show() {
     if (load_->requested) fleet.requested = checks::Requested::of(*load_->requested);
     add_load_evidence(fleet, plan_, o_.load_argv);
     fleet.live = live_;
+    if (auto gpu = run::read_gpu_recording(plan_.out)) {  // T19: the boot logs' pids are the servers' too
+        std::vector<long long> pids;
+        for (const auto& e : replicas)
+            for (const auto& b : e.evidence.boots)
+                for (long long p : checks::server_pids_of(b.facts.processes)) pids.push_back(p);
+        fleet.live.push_back(checks::check_gpu_shared(*gpu, pids));
+    }
     const checks::FleetVerdicts v = checks::check_fleet(replicas, fleet, w.step_s);
 
     say("== checks");

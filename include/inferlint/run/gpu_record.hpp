@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ parse::GpuSample read_gpu_sample(const CommandRunner& run, const std::string& ex
 
 // The pids of `root` and every process under it in the process table at proc_root.
 std::vector<long long> process_tree(const std::filesystem::path& proc_root, int root);
+
+// The pids of every process under each of `roots` (a fleet's servers), `roots` included.
+std::vector<long long> process_trees(const std::filesystem::path& proc_root, const std::vector<int>& roots);
+
+// The run folder's gpu.jsonl read back; nullopt when there is none, or it has no header.
+std::optional<parse::GpuRecording> read_gpu_recording(const std::filesystem::path& folder);
 
 // Writes the header, a reading at once, one every interval until `stop`, and a last one
 // when stopped, so a load of any length has a reading at each end.
