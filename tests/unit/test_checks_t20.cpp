@@ -145,7 +145,8 @@ TEST_CASE("T20: the suite gives it with a load result or both snapshots, and pas
     checks::RunEvidence ev;
     CHECK(checks::check_run(ev).result(TripwireId::T20) == nullptr);
     ev.bench = t20_text(R"({"completed": 90, "failed": 10, "num_prompts": 100})");
-    const CheckResult* r = checks::check_run(ev).result(TripwireId::T20);
+    const checks::RunVerdicts verdicts = checks::check_run(ev);
+    const CheckResult* r = verdicts.result(TripwireId::T20);
     REQUIRE(r);
     CHECK(r->status == Status::fail);
     ev.max_failed_share = 0.10;

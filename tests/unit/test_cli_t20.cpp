@@ -43,7 +43,7 @@ TEST_CASE("report on AIPerf's result with 11 cancelled requests: T20 fails, and 
     json t20 = t20_cli_pick(failed.out);
     REQUIRE(t20.is_object());
     CHECK(t20["status"] == "fail");
-    CHECK(failed.rc == 1);
+    CHECK(failed.rc == 0);  // report writes its page and exits 0 whatever the verdicts
     auto warned = testsupport::run_cli(
         {"report", "--bench-result", result.string(), "-o", page.string(), "--json", "--max-failed-share", "15"}, env);
     CHECK(t20_cli_pick(warned.out)["status"] == "warn");
