@@ -12,8 +12,8 @@ Tripwire failed_requests() {
         .trap = "requests failed and the figures cover only the survivors",
         .what =
             "Load tools compute latency and throughput over the requests that succeeded. A request that "
-            "failed, was cancelled or never finished is in none of the figures, and `vllm bench serve` can "
-            "exit 0 with every request failed.",
+            "failed, was cancelled or never finished is in none of the figures, and vllm bench serve can exit "
+            "0 with every request failed.",
         .why =
             "The requests that fail are often the slowest (timeouts, aborts under memory pressure), so "
             "leaving them out makes latency look better and hides that the server could not carry the "
@@ -25,7 +25,10 @@ Tripwire failed_requests() {
             "the count, the share and which figures cover only the survivors when either side says "
             "requests failed; `--max-failed-share PCT` accepts a small share (WARN at or under it). "
             "Passes when every side present says none failed. Can't tell without either side, or with "
-            "counts that contradict themselves (negative, more failed than sent, none at all).",
+            "counts that contradict themselves (negative, more failed than sent, none at all). vLLM's "
+            "counter is vllm:request_success_total{finished_reason=\"abort\"} (and \"error\" where the release "
+            "has it), registered at start-up, so a server without the series is read as not saying; a request "
+            "refused with an HTTP error before the engine (400, 503) is in no counter, only in the load tool's.",
         .command = "inferlint report RUN --bench-result RESULT [--max-failed-share PCT]",
         .needs = "need the load tool's result or snapshots before and after",
         .examples = {},
@@ -35,10 +38,7 @@ Tripwire failed_requests() {
             "failure; its 250-of-250 repeat passes. The simulator with --sim-abort-every 4: a failure "
             "(the client's failed count and the server's aborts); without it, a pass.",
         .verified = "real load-tool files; the simulator end to end with the trap on and off",
-        .notes = {"vllm:request_success_total{finished_reason=\"abort\"} (and \"error\" where the release has "
-                  "it), registered at start-up, so a server without the series is read as not saying. "
-                  "Requests refused with an HTTP error before the engine (400, 503) are in no counter: the "
-                  "load tool's count covers them.",
+        .notes = {"",
                   "sglang:num_aborted_requests_total, written from the first abort on; read as 0 before it only "
                   "where num_requests_total shows the collector was live.",
                   "1.3.0rc29 exports no counter of failed or cancelled requests: only the load tool's count. "
