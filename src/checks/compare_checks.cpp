@@ -15,8 +15,7 @@ namespace inferlint::checks {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> kComparisonCodes = {"C?", "C1", "C2", "C3", "C4",
-                                                               "C5", "C6", "C7", "C8"};
+constexpr std::array<std::string_view, 9> kComparisonCodes = {"C?", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"};
 constexpr std::array<std::string_view, 9> kComparisonTitles = {
     "?",
     "Settings that differ between the arms",

@@ -45,8 +45,11 @@ T20Counters t20_counters_of(const Engine& engine) {
         case EngineId::vllm:
             return {engine.metrics.request_success, {"abort", "error"}, "", "", true};
         case EngineId::sglang:
-            return {engine.metrics.request_success, {}, "sglang:num_aborted_requests_total",
-                    engine.metrics.request_success, false};
+            return {engine.metrics.request_success,
+                    {},
+                    "sglang:num_aborted_requests_total",
+                    engine.metrics.request_success,
+                    false};
         case EngineId::trtllm:
             return {engine.metrics.request_success, {}, "trtllm_request_error_total", "", false};
     }
@@ -55,8 +58,8 @@ T20Counters t20_counters_of(const Engine& engine) {
 
 bool t20_vllm_family(const BenchResult& bench) {
     const std::string tool = bench.load ? bench.load->tool : bench.client.value_or("");
-    return bench.client || tool == "vllm-format result" || tool.rfind("vllm", 0) == 0 ||
-           tool.rfind("sglang", 0) == 0 || tool.rfind("tensorrt_llm", 0) == 0;
+    return bench.client || tool == "vllm-format result" || tool.rfind("vllm", 0) == 0 || tool.rfind("sglang", 0) == 0 ||
+           tool.rfind("tensorrt_llm", 0) == 0;
 }
 
 std::string t20_tool_of(const BenchResult& bench) {
@@ -89,9 +92,9 @@ ClientFailures client_failures(const BenchResult& bench) {
     const std::optional<long long> failed = load && load->failed ? load->failed : bench.failed;
     const std::optional<long long> cancelled = load ? load->cancelled : std::nullopt;
     const std::optional<long long> incomplete = load ? load->incomplete : std::nullopt;
-    for (const auto& [name, v] : {std::pair{"completed", c.completed}, std::pair{"failed", failed},
-                                  std::pair{"cancelled", cancelled}, std::pair{"incomplete", incomplete},
-                                  std::pair{"num_prompts", bench.num_prompts}})
+    for (const auto& [name, v] :
+         {std::pair{"completed", c.completed}, std::pair{"failed", failed}, std::pair{"cancelled", cancelled},
+          std::pair{"incomplete", incomplete}, std::pair{"num_prompts", bench.num_prompts}})
         if (v && *v < 0) {
             c.problem = fmt::format("{} states {} {} requests, a negative count", bench.path, with_commas(*v), name);
             return c;
@@ -121,9 +124,8 @@ ClientFailures client_failures(const BenchResult& bench) {
                                 with_commas(c.completed.value_or(0)), with_commas(*bench.num_prompts));
     else if (c.lost && bench.num_prompts && c.completed && (failed || cancelled || incomplete) &&
              *c.completed + *c.lost > *bench.num_prompts)
-        c.problem = fmt::format("{} states {} completed and {} failed of {} sent: the counts do not add up",
-                                bench.path, with_commas(*c.completed), with_commas(*c.lost),
-                                with_commas(*bench.num_prompts));
+        c.problem = fmt::format("{} states {} completed and {} failed of {} sent: the counts do not add up", bench.path,
+                                with_commas(*c.completed), with_commas(*c.lost), with_commas(*bench.num_prompts));
     else if (c.lost && !c.completed)
         c.problem = fmt::format("{} states failed requests but no completed count", bench.path);
     else if (c.lost && *c.completed == 0 && *c.lost == 0)
@@ -187,9 +189,10 @@ Json t20_evidence(const ClientFailures& c, const ServerFailures& s, double accep
 CheckResult t20_failed(double share, std::string what, double accepted_share, Json ev) {
     ev["failed_share"] = share;
     if (accepted_share > 0 && share <= accepted_share + 1e-12)
-        return t20_result(Status::warn,
-                   fmt::format("{}, at or under the {} accepted (--max-failed-share)", what, t20_pct(accepted_share)),
-                   std::move(ev));
+        return t20_result(
+            Status::warn,
+            fmt::format("{}, at or under the {} accepted (--max-failed-share)", what, t20_pct(accepted_share)),
+            std::move(ev));
     return t20_result(Status::fail, std::move(what), std::move(ev));
 }
 
@@ -211,11 +214,11 @@ CheckResult check_failed_requests(const BenchResult* bench, const Snapshot* befo
     if (client_says && *c.lost > 0) {
         const long long sent = *c.completed + *c.lost;
         const double share = static_cast<double>(*c.lost) / static_cast<double>(sent);
-        return t20_failed(share,
-                          fmt::format("{} of {} requests did not complete ({}; {}){}: {}", with_commas(*c.lost),
-                                      with_commas(sent), t20_pct(share), c.basis, server_part,
-                                      t20_survivors(c.completed)),
-                          accepted_share, std::move(ev));
+        return t20_failed(
+            share,
+            fmt::format("{} of {} requests did not complete ({}; {}){}: {}", with_commas(*c.lost), with_commas(sent),
+                        t20_pct(share), c.basis, server_part, t20_survivors(c.completed)),
+            accepted_share, std::move(ev));
     }
     if (server_says && *s.failed > 0) {
         const double share = *s.finished > 0 ? *s.failed / *s.finished : 1.0;
@@ -232,7 +235,7 @@ CheckResult check_failed_requests(const BenchResult* bench, const Snapshot* befo
         if (server_says) who.push_back(fmt::format("the server's {} did not move", s.counters));
         const std::string n = c.completed ? with_commas(*c.completed) + " " : std::string();
         return t20_result(Status::pass, fmt::format("none of the {}requests failed: {}", n, t20_join(who, "; ")),
-                   std::move(ev));
+                          std::move(ev));
     }
     std::string missing = bench ? fmt::format("{} states no failed, cancelled or incomplete count", bench->path)
                                 : std::string("no load tool's result");
@@ -242,12 +245,13 @@ CheckResult check_failed_requests(const BenchResult* bench, const Snapshot* befo
         missing += ", and the snapshots hold no counter of failed requests for this engine";
     else
         missing += ", and no snapshots before and after the run";
-    return t20_result(Status::unknown,
-               fmt::format("{}: give the load tool's result (--bench-result) with its failed count, or snapshots "
-                           "of a server that counts aborted requests (vLLM's request_success_total by "
-                           "finished_reason, SGLang's num_aborted_requests_total)",
-                           missing),
-               std::move(ev));
+    return t20_result(
+        Status::unknown,
+        fmt::format("{}: give the load tool's result (--bench-result) with its failed count, or snapshots "
+                    "of a server that counts aborted requests (vLLM's request_success_total by "
+                    "finished_reason, SGLang's num_aborted_requests_total)",
+                    missing),
+        std::move(ev));
 }
 
 }  // namespace inferlint::checks

@@ -277,9 +277,8 @@ TEST_CASE("suite: T18 after the load's verdicts, T15 naming it, only where it ha
     CHECK(t15->evidence["cause"] == "T18");
     std::vector<TripwireId> order;
     for (const auto& r : v.results) order.push_back(r.tripwire);
-    CHECK(order ==
-          std::vector<TripwireId>{TripwireId::T15, TripwireId::T1, TripwireId::T10, TripwireId::T16, TripwireId::T18,
-                                  TripwireId::T20});
+    CHECK(order == std::vector<TripwireId>{TripwireId::T15, TripwireId::T1, TripwireId::T10, TripwireId::T16,
+                                           TripwireId::T18, TripwireId::T20});
 
     // No result, but the server speculated: T18 says it cannot tell; T15 does not run.
     ev.bench.reset();

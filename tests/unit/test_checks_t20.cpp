@@ -13,8 +13,8 @@
 #include <cstdlib>
 
 using namespace inferlint;
-using inferlint::checks::check_failed_requests;
 using Catch::Matchers::Contains;
+using inferlint::checks::check_failed_requests;
 namespace fs = std::filesystem;
 
 namespace {
@@ -140,8 +140,7 @@ TEST_CASE("T20: neither side, or counts that contradict themselves, is Can't tel
     CHECK_THROWS_AS(t20_text(R"({"completed": 64, "failed": "three"})"), InputError);
 }
 
-TEST_CASE("T20: the suite gives it with a load result or both snapshots, and passes --max-failed-share on",
-          "[T20]") {
+TEST_CASE("T20: the suite gives it with a load result or both snapshots, and passes --max-failed-share on", "[T20]") {
     checks::RunEvidence ev;
     CHECK(checks::check_run(ev).result(TripwireId::T20) == nullptr);
     ev.bench = t20_text(R"({"completed": 90, "failed": 10, "num_prompts": 100})");

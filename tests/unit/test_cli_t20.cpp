@@ -38,7 +38,8 @@ TEST_CASE("report on AIPerf's result with 11 cancelled requests: T20 fails, and 
     if (!fs::exists(result)) FAIL("needs " << result.string() << "; leave [shared] out with ~[shared]");
     const fs::path page = testsupport::scratch_dir("t20-cli") / "report.html";
     const std::string env = "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ";
-    auto failed = testsupport::run_cli({"report", "--bench-result", result.string(), "-o", page.string(), "--json"}, env);
+    auto failed =
+        testsupport::run_cli({"report", "--bench-result", result.string(), "-o", page.string(), "--json"}, env);
     INFO(failed.err);
     json t20 = t20_cli_pick(failed.out);
     REQUIRE(t20.is_object());
