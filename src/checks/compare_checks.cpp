@@ -15,8 +15,8 @@ namespace inferlint::checks {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> kComparisonCodes = {"C?", "C1", "C2", "C3", "C4", "C5", "C6", "C7"};
-constexpr std::array<std::string_view, 8> kComparisonTitles = {
+constexpr std::array<std::string_view, 9> kComparisonCodes = {"C?", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"};
+constexpr std::array<std::string_view, 9> kComparisonTitles = {
     "?",
     "Settings that differ between the arms",
     "KV cache capacity",
@@ -25,6 +25,7 @@ constexpr std::array<std::string_view, 8> kComparisonTitles = {
     "Workload shapes measured",
     "Tripwires that failed in a run",
     "Runs that did not complete",
+    "Failed requests in each arm",
 };
 
 using compare_detail::join;

@@ -174,7 +174,8 @@ ComparisonResult failed_runs_check(const Arm& a, const Arm& b) {
 }  // namespace
 
 std::vector<ComparisonResult> load_checks(const Arm& a, const Arm& b) {
-    return {load_check(a, b), shapes_check(a, b), tripwires_check(a, b), failed_runs_check(a, b)};
+    return {load_check(a, b), shapes_check(a, b), tripwires_check(a, b), failed_runs_check(a, b),
+            failed_share_check(a, b)};
 }
 
 }  // namespace inferlint::checks::compare_detail

@@ -9,6 +9,7 @@
 #include "inferlint/checks/t17_realized_config.hpp"
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
 #include "inferlint/checks/t19_gpu_shared.hpp"
+#include "inferlint/checks/t20_failed_requests.hpp"
 #include "inferlint/checks/t22_known_engine_bug.hpp"
 
 #include <algorithm>
@@ -211,6 +212,9 @@ RunVerdicts check_run(const RunEvidence& ev) {
             for (long long p : server_pids_of(b.facts.processes)) pids.push_back(p);
         out.results.push_back(check_gpu_shared(*ev.gpu, pids));
     }
+    if (ev.bench || (ev.before && ev.after))
+        out.results.push_back(check_failed_requests(ev.bench ? &*ev.bench : nullptr, ev.before ? &*ev.before : nullptr,
+                                                    ev.after ? &*ev.after : nullptr, ev.max_failed_share));
     return out;
 }
 

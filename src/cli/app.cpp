@@ -309,6 +309,20 @@ void add_http_options(CLI::App& app) {
     });
 }
 
+void add_max_failed_share_option(CLI::App& app, std::optional<double>& share) {
+    app.add_option_function<double>(
+           "--max-failed-share", [&share](double pct) { share = pct / 100.0; },
+           "T20: accept up to PCT% of requests failed with a WARN instead of a failure")
+        ->type_name("PCT")
+        ->check([](const std::string& v) -> std::string {
+            double pct = 0;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), pct);
+            if (ec != std::errc() || end != v.data() + v.size() || !(pct >= 0 && pct <= 100))
+                return fmt::format("must be a percentage from 0 to 100, not '{}'", v);
+            return "";
+        });
+}
+
 void add_requested_option(CLI::App& app, std::optional<checks::Requested>& requested, const std::string& help) {
     app.add_option_function<long long>(
            "--requested", [&requested](long long n) { requested = checks::Requested::of(n); }, help)

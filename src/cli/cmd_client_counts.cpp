@@ -1,9 +1,11 @@
-// `inferlint client-counts BEFORE AFTER --bench-result FILE [--load-log LOG]`: T15 and
-// T18, the load tool's own counts against the server's counters between two snapshots.
+// `inferlint client-counts BEFORE AFTER --bench-result FILE [--load-log LOG]
+// [--max-failed-share PCT]`: T15, T18 and T20, the load tool's own counts against the
+// server's counters between two snapshots.
 #include "fleet_input.hpp"
 #include "registry.hpp"
 
 #include "inferlint/checks/suite.hpp"
+#include "inferlint/checks/t20_failed_requests.hpp"
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/run/loader.hpp"
 
@@ -12,6 +14,7 @@ namespace {
 
 struct Opts {
     std::string before, after, bench_result, load_log;
+    std::optional<double> max_failed_share;  // --max-failed-share, as a fraction
     FleetOptions fleet;
 };
 
@@ -47,6 +50,9 @@ int run_client_counts(const Opts& o, const Common& common) {
     std::vector<CheckResult> results;
     for (auto* r : {&counts.t15, &counts.t18})
         if (*r) results.push_back(std::move(**r));
+    const checks::RunEvidence& ev = loaded->evidence;
+    results.push_back(checks::check_failed_requests(ev.bench ? &*ev.bench : nullptr, ev.before ? &*ev.before : nullptr,
+                                                    ev.after ? &*ev.after : nullptr, o.max_failed_share.value_or(0.0)));
     return emit(results, common);
 }
 
@@ -54,7 +60,7 @@ const Registrar reg{Command{
     .name = "client-counts",
     .group = Group::saved,
     .order = 7,
-    .summary = "T15 and T18: do the load tool's counts match the server's, token for token?",
+    .summary = "T15, T18 and T20: do the load tool's counts match the server's, and did requests fail?",
     .takes_engine = TakesEngine::yes,
     .setup = [](CLI::App& app) {
         auto o = std::make_shared<Opts>();
@@ -65,6 +71,7 @@ const Registrar reg{Command{
             ->required();
         app.add_option("--load-log", o->load_log,
                        "the load tool's console output: the test and warm-up requests it left out of its result");
+        add_max_failed_share_option(app, o->max_failed_share);
         add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_client_counts(*o, common); };
     }}};

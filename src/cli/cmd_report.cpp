@@ -33,6 +33,7 @@ struct Opts {
     std::vector<std::string> boot_logs;
     std::optional<checks::Requested> requested;
     bool unique_prompts = false;
+    std::optional<double> max_failed_share;  // --max-failed-share, as a fraction
     FleetOptions fleet;
 };
 
@@ -195,7 +196,8 @@ int run_report(Opts o, const Common& common) {
                        .accept = refuse_other_engine(common),
                        .requested = o.requested,
                        .unique_prompts = std::nullopt,
-                       .live = std::move(live)};
+                       .live = std::move(live),
+                       .max_failed_share = o.max_failed_share};
     if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
     if (run) in.files.gpu = run::gpu_recording_in(*run);
     checks::RunVerdicts verdicts;
@@ -231,6 +233,7 @@ const Registrar reg{Command{
         app.add_option("--title", o->title, "report title");
         app.add_flag("--unique-prompts", o->unique_prompts,
                      "the load sent no prompt twice: a large prefix-cache share fails T16");
+        add_max_failed_share_option(app, o->max_failed_share);
         add_fleet_options(app, o->fleet);
         return [o](const Common& common) { return run_report(*o, common); };
     }}};

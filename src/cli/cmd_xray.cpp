@@ -22,6 +22,7 @@ struct Opts {
     std::vector<std::string> boot_log;
     std::optional<checks::Requested> requested;
     std::string bench_result;
+    std::optional<double> max_failed_share;  // --max-failed-share, as a fraction (T20)
     double interval_s = 0.25;
     double ready_timeout_s = 900.0;
     std::optional<double> load_timeout_s;
@@ -102,6 +103,7 @@ int xray_command(const Opts& o, const Common& common) {
     set_servers(plan, o);
     if (o.requested) plan.requested = o.requested->value();
     if (!o.bench_result.empty()) plan.bench_result = o.bench_result;
+    plan.max_failed_share = o.max_failed_share;
     plan.interval_s = o.interval_s;
     plan.ready_timeout_s = o.ready_timeout_s;
     plan.load_timeout_s = o.load_timeout_s;
@@ -168,6 +170,7 @@ const Registrar reg{Command{
                        "and the run did not complete (default: no limit)")
             ->check(CLI::Range(0.001, 1e9));
         app.add_flag("--no-probe", o->no_probe, "skip the 9 probe requests (T7)");
+        add_max_failed_share_option(app, o->max_failed_share);
         app.add_option("--title", o->title, "report title");
         app.add_option("load", o->load, "-- the load command");
         add_http_options(app);

@@ -115,6 +115,10 @@ const Engine& effective_engine(const Common& common, const Engine* found);
 // every command. 0 or below is refused (exit 2) with one line naming the option.
 void add_requested_option(CLI::App& app, std::optional<checks::Requested>& requested, const std::string& help);
 
+// --max-failed-share PCT (0 to 100): the share of failed requests T20 accepts with a WARN;
+// stored as a fraction. Anything else is a usage error.
+void add_max_failed_share_option(CLI::App& app, std::optional<double>& share);
+
 // --header (repeatable), --api-key (default $VLLM_API_KEY), --ca-cert and --insecure, on
 // every command that talks to a server: once the command line is read they become the
 // process's util::HttpOptions, which every request of the command then uses. --insecure

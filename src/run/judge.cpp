@@ -60,6 +60,7 @@ void write_live_record(const fs::path& folder, const LiveRecord& record) {
     doc["unique_prompts"] = or_null(record.unique_prompts);
     doc["server_version"] = or_null(record.server_version);
     doc["bench_result"] = or_null(record.bench_result);
+    if (record.max_failed_share) doc["max_failed_share"] = *record.max_failed_share;
     util::write_file(folder / kLiveFile, doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
@@ -86,6 +87,12 @@ std::optional<LiveRecord> read_live_record(const fs::path& folder) {
     rec.unique_prompts = field<std::string>(doc, "unique_prompts", path);
     rec.server_version = field<std::string>(doc, "server_version", path);
     rec.bench_result = field<std::string>(doc, "bench_result", path);
+    if (doc.contains("max_failed_share") && !doc["max_failed_share"].is_null()) {
+        const Json& v = doc["max_failed_share"];
+        if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 1))
+            throw InputError(fmt::format("{}: \"max_failed_share\" is not a share from 0 to 1", path.string()));
+        rec.max_failed_share = v.get<double>();
+    }
     return rec;
 }
 
@@ -118,6 +125,10 @@ std::optional<LoadedRun> load_judged(const JudgeInput& in, checks::RunVerdicts& 
     }
     if (in.unique_prompts) ev.unique_prompts = in.unique_prompts;
     ev.requested = in.requested;
+    if (in.max_failed_share)
+        ev.max_failed_share = *in.max_failed_share;
+    else if (live && live->max_failed_share)
+        ev.max_failed_share = *live->max_failed_share;
     if (!ev.requested && live && live->requested) ev.requested = checks::Requested::of(*live->requested);
     if (!ev.requested && ev.bench && ev.bench->max_concurrency)
         ev.requested = checks::Requested::of(*ev.bench->max_concurrency);

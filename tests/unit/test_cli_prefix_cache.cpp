@@ -102,12 +102,19 @@ TEST_CASE("prefix-cache: raised hits warn, and fail with --unique-prompts; dropp
     auto doc = nlohmann::json::parse(rep.out);
     REQUIRE(doc.is_array());
     REQUIRE_FALSE(doc.empty());
-    CHECK(doc.back()["tripwire"] == "T16");
-    CHECK(doc.back()["status"] == "fail");
-    CHECK(doc.back()["evidence"]["unique_prompts"] == "--unique-prompts");
+    // T16 after the reference's verdicts; only T20 (failed requests) follows it.
+    auto t16_of = [](const nlohmann::json& list) {
+        for (const auto& r : list)
+            if (r["tripwire"] == "T16") return r;
+        return nlohmann::json();
+    };
+    CHECK(doc.back()["tripwire"] == "T20");
+    CHECK(doc[doc.size() - 2]["tripwire"] == "T16");
+    CHECK(t16_of(doc)["status"] == "fail");
+    CHECK(t16_of(doc)["evidence"]["unique_prompts"] == "--unique-prompts");
     auto plain = run_cli({"report", "--before", b, "--after", hits, "-o", (tmp.path / "p.html").string(), "--json"},
                          testsupport::kAllTripwiresEnv);
-    CHECK(nlohmann::json::parse(plain.out).back()["status"] == "warn");
+    CHECK(t16_of(nlohmann::json::parse(plain.out))["status"] == "warn");
 }
 
 TEST_CASE("prefix-cache: bad input is one line naming the file, exit 2", "[cli][T16][bad][shared]") {

@@ -160,8 +160,9 @@ TEST_CASE("load result: through the CLI, any tool's file is read and a bad one e
     const std::string good = lr_fixture("guidellm-v2-small.json").string();
     auto ok = testsupport::run_cli({"client-counts", before, after, "--bench-result", good, "--json"});
     INFO(ok.out << ok.err);
-    CHECK(ok.rc == 0);
+    CHECK(ok.rc == 1);  // T20: the fixture states one errored request besides the 8 completed
     CHECK_THAT(ok.out, Catch::Contains("client and server agree: 8 requests, 800 output tokens"));
+    CHECK_THAT(ok.out, Catch::Contains("1 of 9 requests did not complete (11.1%; guidellm says 1 failed)"));
     const std::string text = util::read_file(good);
     const std::string cut = write("benchmarks.json", text.substr(0, text.size() / 3));
     auto bad = testsupport::run_cli({"client-counts", before, after, "--bench-result", cut});

@@ -105,6 +105,7 @@ TEST_CASE("report: the live run gets every check its files allow", "[report][sha
                                               {TripwireId::T9, Status::warn},
                                               {TripwireId::T8, Status::fail},
                                               {TripwireId::T16, Status::pass},
+                                              {TripwireId::T20, Status::pass},
                                               {TripwireId::T22, Status::pass}});
     CHECK(rep.usable_blocks == 42);
     CHECK(rep.engine->id == EngineId::vllm);
@@ -136,7 +137,7 @@ TEST_CASE("report: the summary says what happened", "[report][shared]") {
     CHECK(page_has(html, "32: 32 reached their token limit, no errors"));
     CHECK(page_has(html, "1 min 34 s (93.7 s), from the before to the after reading"));
     CHECK(
-        page_has(html, fmt::format("11 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
+        page_has(html, fmt::format("12 of {}. Not here: T2 and T3 (run at clean-up), T4 and T11 (need two or more boot "
                                    "logs), T7 (needs a live server), T13 (a rule for test scripts), T15 and T18 (need "
                                    "the load tool&#x27;s result file), T19 (needs xray&#x27;s GPU recording)",
                                    tripwires().size())));
@@ -212,7 +213,7 @@ TEST_CASE("report: every finding, the whole guide and both glossaries render", "
         CHECK(page_has(html, std::string("<dt>") + term + "</dt>"));
     CHECK(page_has(html, "The server worked; the failed tripwires are about the measurement."));
     CHECK(page_has(html, "The server finished 32 requests with no errors."));
-    CHECK(page_has(html, "7 passed</summary>"));
+    CHECK(page_has(html, "8 passed</summary>"));
     // "what limited" first, before the account of the run
     CHECK(html.find("id=\"h-limits\"") < html.find("id=\"h-happened\""));
 }

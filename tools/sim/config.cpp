@@ -217,6 +217,8 @@ ServeConfig serve_config(const Args& a) {
     c.die_after_s = a.number("sim_die_after_s", 0);
     c.die_after_scrapes = static_cast<int>(a.integer("sim_die_after_scrapes", 0));
     c.metrics_delay_s = a.number("sim_metrics_delay_s", 0);
+    c.abort_every = a.integer("sim_abort_every", 0);
+    if (c.abort_every < 0) usage_error("--sim-abort-every must be 0 (off) or more");
     c.api_key = a.str("api_key", "");
     c.dead_linger_s = a.number("sim_dead_linger_s", c.dead_linger_s);
     c.orphan_linger_s = a.number("sim_orphan_linger_s", c.orphan_linger_s);

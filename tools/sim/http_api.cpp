@@ -96,6 +96,7 @@ struct HttpApi::Impl {
     std::mutex http_mu;
     HttpCounts http;
     std::atomic<int> scrapes{0};
+    std::atomic<long long> streams{0};  // streamed completions seen, for --sim-abort-every
     int listen_fd = -1;
 
     Impl(const ServeConfig& c, Shared& s, int p, double w) : cfg(c), sh(s), pid(p), start_wall(w) {}
@@ -160,6 +161,15 @@ struct HttpApi::Impl {
                 return send_json(res, 503,
                                  error_doc(503, "ServiceUnavailableError",
                                            "The server is overloaded: too many requests are waiting."));
+            // T20's trap: the engine aborts every K-th streamed completion as it arrives
+            // (counted as finished_reason="abort", as vLLM counts an abort), and the client
+            // gets an error. Streamed only, so xray's probe (plain requests) is untouched.
+            if (stream && cfg.abort_every > 0 && ++streams % cfg.abort_every == 0) {
+                release(sh, slot, mono_s());
+                return send_json(res, 500,
+                                 error_doc(500, "InternalServerError",
+                                           "the request was aborted (the simulator's --sim-abort-every)"));
+            }
         }
         const std::string id = fmt::format("cmpl-sim{:08x}", static_cast<unsigned>(slot * 7919 + pid));
         const auto created = static_cast<long long>(wall_s());

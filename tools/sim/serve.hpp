@@ -50,6 +50,7 @@ struct ServeConfig {
     double die_after_s = 0;      // the whole server is killed this long after it is ready
     int die_after_scrapes = 0;   // ... or once it has answered this many /metrics requests
     double metrics_delay_s = 0;  // /metrics answers this late
+    int abort_every = 0;         // every K-th streamed completion is aborted (T20's trap)
     // --api-key: the /v1 endpoints answer 401 without "Authorization: Bearer KEY" (as vLLM's
     // AuthenticationMiddleware; /metrics and /health stay open).
     std::string api_key;

@@ -89,7 +89,7 @@ struct Arm {
 
 // ---- comparability checks ----
 
-enum class ComparisonId : std::uint8_t { C1 = 1, C2, C3, C4, C5, C6, C7 };
+enum class ComparisonId : std::uint8_t { C1 = 1, C2, C3, C4, C5, C6, C7, C8 };
 std::string_view code(ComparisonId id);  // "C1"
 std::string_view comparison_title(ComparisonId id);
 
@@ -104,7 +104,8 @@ struct ComparisonResult {
 };
 
 // C1 settings, C2 KV capacity, C3 prefix cache, C4 load, C5 one shape, C6 tripwires
-// failed in a run, C7 runs that did not complete; in that order.
+// failed in a run, C7 runs that did not complete, C8 failed shares that differ beyond their
+// noise (each arm's requests failed, from its runs' T20); in that order.
 std::vector<ComparisonResult> comparability_checks(const Arm& a, const Arm& b);
 
 // KV pools differing by more than this share are more than one of T4's allocation steps

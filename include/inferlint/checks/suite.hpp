@@ -59,6 +59,7 @@ struct RunEvidence {
     std::optional<BenchResult> bench;        // the load tool's result
     std::optional<parse::GpuRecording> gpu;  // xray's nvidia-smi readings during the load (T19)
     long long untimed_requests = 0;          // requests the client sent but left out of its result
+    double max_failed_share = 0.0;           // --max-failed-share as a fraction: T20 warns at or under it
     std::optional<Requested> requested;
     std::string rate_counter;  // T10's counter; empty: the generated tokens
     // Why the load's prompts were meant to be unique (the user's --unique-prompts, a random
@@ -114,8 +115,8 @@ ClientCountVerdicts check_client_counts(const RunEvidence& ev);
 // T15 when the load tool's result and both snapshots are there (check_client_counts's).
 std::optional<CheckResult> check_client_server(const RunEvidence& ev);
 
-// Everything the evidence allows: the starts, the live verdicts, T15, the load, then T18
-// and T19.
+// Everything the evidence allows: the starts, the live verdicts, T15, the load, then T18,
+// T19 and T20 (with the load tool's result or both snapshots).
 RunVerdicts check_run(const RunEvidence& ev);
 
 }  // namespace inferlint::checks

@@ -32,6 +32,7 @@ struct LiveRecord {
     std::optional<std::string> server_version;  // reported over HTTP, for a log that prints none
     // The load tool's result, as a file name in the run folder; nullopt: none was read.
     std::optional<std::string> bench_result;
+    std::optional<double> max_failed_share;  // xray's --max-failed-share, as a fraction (T20)
 };
 
 // live.json in `folder`, written whole (util::write_file). Throws util::WriteError.
@@ -48,6 +49,8 @@ struct JudgeInput {
     std::optional<checks::Requested> requested;  // the user's --requested: wins over the record's
     std::optional<std::string> unique_prompts;   // the user's --unique-prompts: wins over the record's
     std::optional<LiveRecord> live;
+    // The user's --max-failed-share (a fraction), else the record's: T20 warns at or under it.
+    std::optional<double> max_failed_share;
 };
 
 // A run folder as `report DIR` reads it: its files found by name (run_folder.hpp's

@@ -114,6 +114,7 @@ struct Plan {
     std::vector<ReplicaPlan> replicas;
     std::optional<long long> requested;
     std::optional<fs::path> bench_result;
+    std::optional<double> max_failed_share;  // --max-failed-share as a fraction, into the live record (T20)
     double interval_s = 0.25;
     double ready_timeout_s = 900.0;
     std::optional<double> load_timeout_s;  // --load-timeout: the load's group is stopped after this
