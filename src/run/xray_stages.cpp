@@ -220,6 +220,7 @@ void Xray::read_load_result() {
                                        [this](const std::string& l) { say(l); });
     got_.live.requested = found.requested;
     got_.live.unique_prompts = load_unique_prompts(o_.load_argv);
+    got_.live.max_failed_share = plan_.max_failed_share;
     if (!found.path) return;
     fs::path kept = plan_.out / found.path->filename();
     std::error_code ec;
