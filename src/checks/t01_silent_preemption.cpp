@@ -121,14 +121,15 @@ CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, c
     if (logged) {
         ev["stats_lines"] = pauses.stats_lines;
         ev["preemptions_in_log"] = *logged;
+        if (measured) measured->preemptions_in_log = *logged;
     }
     if (!n) {
         if (logged && *logged > 0) {
             ev["preemptions"] = *logged;
             if (measured) measured->preemptions = static_cast<double>(*logged);
             return {TripwireId::T1, Status::fail,
-                    fmt::format("{} {}{} in the server log's periodic stats lines ({} absent from a snapshot)",
-                                *logged, word, plural(*logged), name),
+                    fmt::format("{} {}{} in the server log's periodic stats lines ({} absent from a snapshot)", *logged,
+                                word, plural(*logged), name),
                     ev};
         }
         return {TripwireId::T1, Status::unknown,
@@ -149,8 +150,8 @@ CheckResult check_no_preemption(const Snapshot& before, const Snapshot& after, c
     // The log may cover more than the snapshots' window (warm-up, an earlier run).
     if (logged && *logged > 0)
         return {TripwireId::T1, Status::pass,
-                fmt::format("no {}s between the snapshots (the server log's stats lines count {} outside them)",
-                            word, *logged),
+                fmt::format("no {}s between the snapshots (the server log's stats lines count {} outside them)", word,
+                            *logged),
                 ev};
     return {TripwireId::T1, Status::pass, fmt::format("no {}s", word), ev};
 }

@@ -180,6 +180,8 @@ std::string story(const Report& rep) {
         std::string verb = rep.engine->preemption == "retraction" ? "retracted" : "preempted";
         std::string logged = rep.engine->logs_preemptions ? rep.engine->name + " logs each one."
                                                           : "The server log does not mention this.";
+        if (auto in_log = rep.measured.preemptions_in_log; in_log && rep.result(TripwireId::T1))
+            logged = fmt::format("The server log's periodic stats lines count {}.", count(*in_log));
         out.push_back(
             fmt::format("It {} a running request {} to free KV cache: each one went back to the queue "
                         "and later recomputed its prompt and output so far. {}",

@@ -11,9 +11,10 @@
 namespace inferlint::checks {
 
 struct Measured {
-    std::optional<double> preemptions;        // T1: requests preempted, retracted or paused (from a counter or the log)
-    std::optional<double> output_rate_per_s;  // T10: generated tokens over the snapshots' own span
-    std::optional<double> span_s;             // T10: that span
+    std::optional<double> preemptions;  // T1: requests preempted, retracted or paused (from a counter or the log)
+    std::optional<long long> preemptions_in_log;      // T1: what vLLM's periodic stats lines count (0.33+)
+    std::optional<double> output_rate_per_s;          // T10: generated tokens over the snapshots' own span
+    std::optional<double> span_s;                     // T10: that span
     std::optional<double> integer_second_rate_per_s;  // T10: the rate a whole-second timer would give
     std::optional<double> integer_second_error;       // T10: what a whole-second timer would have been off by
     std::optional<double> peak_running;               // T8: the most requests the recording saw running
@@ -27,7 +28,7 @@ struct Measured {
     void forget(TripwireId id) {
         switch (id) {
             case TripwireId::T1:
-                preemptions.reset();
+                preemptions.reset(), preemptions_in_log.reset();
                 break;
             case TripwireId::T10:
                 output_rate_per_s.reset(), span_s.reset(), integer_second_rate_per_s.reset();
