@@ -16,6 +16,7 @@ Tripwire prefix_cache_hits();  // T16
 Tripwire realized_config();    // T17
 Tripwire chunks_not_tokens();  // T18
 Tripwire gpu_shared();         // T19
+Tripwire streams_vs_running();  // T21
 Tripwire known_engine_bug();   // T22
 
 }  // namespace inferlint::catalog_table

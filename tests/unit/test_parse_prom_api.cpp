@@ -5,6 +5,7 @@
 #include "inferlint/parse/prom.hpp"
 #include "inferlint/parse/prom_api.hpp"
 #include "inferlint/util/clock.hpp"
+#include "inferlint/util/error.hpp"
 
 #include <cmath>
 

@@ -32,7 +32,7 @@ enum class TripwireId : std::uint8_t {
     T18,  // beyond the reference: chunks-not-tokens
     T19,  // beyond the reference: gpu-shared
     T20,  // issue 30, on another branch: failed-requests (not in kTripwireIds until its catalog row lands)
-    T21,  // issue 30, on another branch: streams-vs-running
+    T21,  // beyond the reference: streams-vs-running
     T22,  // beyond the reference: known-engine-bug
 };
 
@@ -40,7 +40,7 @@ inline constexpr std::array kTripwireIds = {
     TripwireId::T1,  TripwireId::T2,  TripwireId::T3,  TripwireId::T4,  TripwireId::T5,
     TripwireId::T6,  TripwireId::T7,  TripwireId::T8,  TripwireId::T9,  TripwireId::T10,
     TripwireId::T11, TripwireId::T12, TripwireId::T13, TripwireId::T14, TripwireId::T15,
-    TripwireId::T16, TripwireId::T17, TripwireId::T18, TripwireId::T19, TripwireId::T22,
+    TripwireId::T16, TripwireId::T17, TripwireId::T18, TripwireId::T19, TripwireId::T21, TripwireId::T22,
 };
 
 // "T1" .. "T22": what scripts read in --json and people read on the terminal.
