@@ -24,10 +24,13 @@ Tripwire streams_vs_running() {
             "GuideLLM, AIPerf's profile_export.jsonl, inference-perf's per-request file, inferlint.load/1; a "
             "request's first token and end are its start plus its TTFT and latency where the tool states only "
             "those): the most requests in flight at once and the most between their first token and their end. "
-            "Warns when the recording's running peak is above the streaming peak with each stream widened by "
-            "the recording's sampling interval on both sides (a reading is one moment). Can't tell without "
-            "per-request times, with times out of order, negative or not numbers (naming the request), or "
-            "without a recording of the running gauge.",
+            "Each reading of the running gauge taken during the load, put on the client's clock (an epoch clock: "
+            "the reading's wall time; vllm bench serve's perf_counter: its monotonic time), is held against the "
+            "streams within the recording's interval of it (at least 0.25 s): a reading that counts more running "
+            "is a warning naming it. When the clocks cannot be lined up, the recording's peak against the streaming "
+            "peak, each stream counted from that slack before its first token. Can't tell without per-request "
+            "times, with times out of order, negative or not numbers (naming the request), or without a recording "
+            "of the running gauge.",
         .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ... --save-detailed",
         .needs = "need the load tool's per-request times and a recording",
         .examples = {},
