@@ -31,7 +31,7 @@ Tripwire streams_vs_running() {
             "peak, each stream counted from that slack before its first token. Can't tell without per-request "
             "times, with times out of order, negative or not numbers (naming the request), or without a recording "
             "of the running gauge.",
-        .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ... --save-detailed",
+        .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
         .needs = "need the load tool's per-request times and a recording",
         .examples = {},
         .measured =
