@@ -10,6 +10,7 @@
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
 #include "inferlint/checks/t19_gpu_shared.hpp"
 #include "inferlint/checks/t20_failed_requests.hpp"
+#include "inferlint/checks/t21_streams_vs_running.hpp"
 #include "inferlint/checks/t22_known_engine_bug.hpp"
 
 #include <algorithm>
@@ -115,6 +116,8 @@ PauseEvidence pause_evidence(const SeriesSummary* series, const parse::BootFacts
 
 namespace {
 
+const LoadResult* load_of(const RunEvidence& ev) { return ev.bench && ev.bench->load ? &*ev.bench->load : nullptr; }
+
 // T14, T9 and T8, in that order, when there is a recording.
 void check_recording(const RunEvidence& ev, RunVerdicts& out) {
     if (!ev.series) return;
@@ -131,9 +134,11 @@ void check_recording(const RunEvidence& ev, RunVerdicts& out) {
     }
     out.results.push_back(concurrency_ceiling(series->stats, engine, out.usable_blocks));
     if (series->stats.samples > 0) out.measured.peak_running = series->stats.peak_running;
+    // Where the gauge lags (TensorRT-LLM), the client's streaming peak is T8's second witness.
+    const std::optional<long long> streams = engine.gauges_lag ? client_streaming_peak(load_of(ev)) : std::nullopt;
     if (ev.requested)
         out.results.push_back(
-            check_concurrency_reached(series->stats, engine, ev.requested->value(), ev.first_facts()));
+            check_concurrency_reached(series->stats, engine, ev.requested->value(), ev.first_facts(), streams));
 }
 
 }  // namespace
@@ -181,6 +186,14 @@ ClientCountVerdicts check_client_counts(const RunEvidence& ev) {
     return out;
 }
 
+std::optional<CheckResult> check_streams(const RunEvidence& ev) {
+    const LoadResult* load = load_of(ev);
+    if (!load) return std::nullopt;
+    if (!ev.series && client_streams(*load).timed == 0) return std::nullopt;
+    return check_streams_vs_running(load, ev.series ? &*ev.series : nullptr,
+                                    ev.running.empty() ? nullptr : &ev.running);
+}
+
 std::optional<CheckResult> check_client_server(const RunEvidence& ev) { return check_client_counts(ev).t15; }
 
 RunVerdicts check_run(const RunEvidence& ev) {
@@ -215,6 +228,7 @@ RunVerdicts check_run(const RunEvidence& ev) {
     if (ev.bench || (ev.before && ev.after))
         out.results.push_back(check_failed_requests(ev.bench ? &*ev.bench : nullptr, ev.before ? &*ev.before : nullptr,
                                                     ev.after ? &*ev.after : nullptr, ev.max_failed_share));
+    if (auto t21 = check_streams(ev)) out.results.push_back(std::move(*t21));
     return out;
 }
 

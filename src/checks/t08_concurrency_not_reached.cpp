@@ -39,8 +39,44 @@ std::optional<std::pair<long long, std::string>> running_cap(const parse::BootFa
     return std::nullopt;
 }
 
+namespace {
+
+// T8 from the client's streams where the engine's gauge lags (T21's streaming peak): a pass
+// when as many as requested received tokens at once; else the gauge's verdict with the
+// client's figure added.
+CheckResult t08_with_client(CheckResult gauge, long long requested, long long streaming, const Engine& engine) {
+    gauge.evidence["client_streaming_peak"] = streaming;
+    if (streaming >= requested) {
+        gauge.evidence["witness"] = "client streams";
+        gauge.status = Status::pass;
+        gauge.message = fmt::format(
+            "reached {} receiving tokens at once by the load tool's per-request times (requested {}); {}'s running "
+            "gauge, which moves only when a request completes, was not used",
+            streaming, requested, engine.name);
+        return gauge;
+    }
+    gauge.evidence["witness"] = "server gauge";
+    gauge.message +=
+        fmt::format("; the load tool's per-request times show at most {} receiving tokens at once", streaming);
+    return gauge;
+}
+
+CheckResult t08_from_gauge(const SeriesStats& stats, const Engine& engine, long long requested,
+                           const parse::BootFacts* facts);
+
+}  // namespace
+
 CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& engine, long long requested,
-                                      const parse::BootFacts* facts) {
+                                      const parse::BootFacts* facts, std::optional<long long> client_streaming) {
+    CheckResult gauge = t08_from_gauge(stats, engine, requested, facts);
+    if (!client_streaming || gauge.status == Status::pass) return gauge;
+    return t08_with_client(std::move(gauge), requested, *client_streaming, engine);
+}
+
+namespace {
+
+CheckResult t08_from_gauge(const SeriesStats& stats, const Engine& engine, long long requested,
+                           const parse::BootFacts* facts) {
     const auto peak = stats.peak_running;
     const auto in_flight = stats.peak_in_flight;
     Json ev = {
@@ -88,5 +124,7 @@ CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& en
     }
     return {TripwireId::T8, Status::fail, msg, ev};
 }
+
+}  // namespace
 
 }  // namespace inferlint::checks

@@ -21,6 +21,7 @@ std::vector<Tripwire> make_table() {
     t.push_back(catalog_table::chunks_not_tokens());
     t.push_back(catalog_table::gpu_shared());
     t.push_back(catalog_table::failed_requests());
+    t.push_back(catalog_table::streams_vs_running());
     t.push_back(catalog_table::known_engine_bug());
     return t;
 }

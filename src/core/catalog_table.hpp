@@ -12,11 +12,12 @@ namespace inferlint::catalog_table {
 std::vector<Tripwire> reference_tripwires();
 
 // The ones this project adds, one file each (catalog_tNN.cpp).
-Tripwire prefix_cache_hits();  // T16
-Tripwire realized_config();    // T17
-Tripwire chunks_not_tokens();  // T18
-Tripwire gpu_shared();         // T19
-Tripwire failed_requests();    // T20
-Tripwire known_engine_bug();   // T22
+Tripwire prefix_cache_hits();   // T16
+Tripwire realized_config();     // T17
+Tripwire chunks_not_tokens();   // T18
+Tripwire gpu_shared();          // T19
+Tripwire failed_requests();     // T20
+Tripwire streams_vs_running();  // T21
+Tripwire known_engine_bug();    // T22
 
 }  // namespace inferlint::catalog_table

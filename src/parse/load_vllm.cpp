@@ -23,9 +23,13 @@ LatencyStats vllm_stats(const Json& doc, const char* name, const Fields& f) {
     return f.stats(doc, {mean, p50, p90, p95, p99, max}, 1.0);
 }
 
-// --save-detailed: one entry per request sent, every list the same length.
+// --save-detailed: one entry per request sent, every list the same length. Newer clients
+// add start_times (vllm/benchmarks/serve.py: "start_times": [output.start_time ...], the
+// time.perf_counter() at which each request was sent, seconds): the request's start; its
+// end is the last chunk's arrival, start + ttft + the sum of its itls (the client's own
+// `latency`, most_recent_timestamp - st, in lib/endpoint_request_func.py).
 void read_detailed(const Json& doc, const Fields& f, LoadResult& r) {
-    static constexpr std::array kLists{"input_lens", "output_lens", "ttfts", "itls", "errors"};
+    static constexpr std::array kLists{"input_lens", "output_lens", "ttfts", "itls", "errors", "start_times"};
     std::optional<std::size_t> n;
     std::string lengths;
     bool differ = false;
@@ -48,9 +52,13 @@ void read_detailed(const Json& doc, const Fields& f, LoadResult& r) {
         rec.output_tokens = f.count(doc, "output_lens." + at);
         rec.ttft_ms = f.latency(doc, "ttfts." + at, 1000.0);
         if (auto e = f.text(doc, "errors." + at); e && !e->empty()) rec.error = e;
+        rec.start_s = f.number(doc, "start_times." + at);
+        double itl_sum_ms = 0;
         if (const Json* itl = Fields::at(doc, "itls." + at)) {
             if (!itl->is_array()) f.fail(fmt::format("\"itls\" entry {} is not a list", i));
-            for (std::size_t k = 0; k < itl->size(); ++k) (void)f.latency(*itl, std::to_string(k), 1000.0);
+            for (std::size_t k = 0; k < itl->size(); ++k)
+                itl_sum_ms += f.latency(*itl, std::to_string(k), 1000.0).value_or(0);
+            if (rec.start_s && rec.ttft_ms && !rec.error) rec.e2e_ms = *rec.ttft_ms + itl_sum_ms;
             // One gap between successive chunks: a request that produced output had one more.
             if (rec.output_tokens.value_or(0) > 0) rec.stream_chunks = static_cast<long long>(itl->size()) + 1;
         }

@@ -130,6 +130,15 @@ std::optional<LoadedRun> load_run(const RunFileSet& files, const Engine* named, 
         if (!said(engine, log.string())) return std::nullopt;
     }
     if (files.bench) ev.bench = load_bench_result(*files.bench);
+    // T21 lines each reading of the running gauge up with the client's streams: a second
+    // pass, only when the load tool's result has per-request times to line them up with.
+    if (files.series && ev.bench && ev.bench->load && checks::client_streams(*ev.bench->load).streamed > 0)
+        scan_series(*files.series, [&](const SeriesSample& s) {
+            if (!s.running) return;
+            std::optional<double> mono;
+            if (s.t_mono_ns) mono = static_cast<double>(*s.t_mono_ns) / 1e9;
+            ev.running.push_back({s.t_wall, mono, *s.running});
+        });
     if (ev.bench && ev.before && ev.after && files.load_log) ev.untimed_requests = untimed_requests_in(*files.load_log);
     // The load's arguments as its client printed them: a random dataset meant unique prompts (T16).
     if (files.load_log) ev.unique_prompts = unique_prompts_in(*files.load_log);

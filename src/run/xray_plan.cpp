@@ -171,6 +171,9 @@ PreparedLoad prepare_load(const std::vector<std::string>& cmd, const fs::path& o
         p.result = fs::path(target);
         return p;
     }
+    // vLLM's client keeps each request's start, TTFT and chunk gaps only with --save-detailed
+    // (T21 reads them); the others' scripts are older copies that may not know the flag.
+    if (*client == EngineId::vllm && !has(cmd, "--save-detailed")) p.argv.push_back("--save-detailed");
     if (!has(cmd, "--save-result")) {
         p.argv.insert(p.argv.end(),
                       {"--save-result", "--result-dir", path_text(out), "--result-filename", "bench.json"});

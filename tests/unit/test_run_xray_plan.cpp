@@ -63,7 +63,8 @@ TEST_CASE("xray: vllm bench serve is asked to save its result into the run folde
     std::vector<std::string> bench = {"vllm", "bench", "serve", "--model", "M", "--max-concurrency", "32"};
     auto p = xray::prepare_load(bench, out);
     std::vector<std::string> want = bench;
-    want.insert(want.end(), {"--save-result", "--result-dir", "/tmp/run", "--result-filename", "bench.json"});
+    want.insert(want.end(),
+                {"--save-detailed", "--save-result", "--result-dir", "/tmp/run", "--result-filename", "bench.json"});
     CHECK(p.argv == want);
     CHECK(p.result == fs::path("/tmp/run/bench.json"));
     CHECK(xray::load_concurrency(bench) == 32);
@@ -75,12 +76,16 @@ TEST_CASE("xray: vllm bench serve is asked to save its result into the run folde
     auto own = bench;
     own.insert(own.end(), {"--save-result", "--result-dir", "r", "--result-filename", "b.json"});
     auto kept = xray::prepare_load(own, out);
-    CHECK(kept.argv == own);
+    auto own_detailed = own;
+    own_detailed.push_back("--save-detailed");  // T21 reads each request's times
+    CHECK(kept.argv == own_detailed);
     CHECK(kept.result == fs::path("r") / "b.json");
     // ... or leaves the name to the client, which is found after the run.
     auto unnamed = bench;
     unnamed.push_back("--save-result");
-    CHECK(xray::prepare_load(unnamed, out).argv == unnamed);
+    auto unnamed_detailed = unnamed;
+    unnamed_detailed.push_back("--save-detailed");
+    CHECK(xray::prepare_load(unnamed, out).argv == unnamed_detailed);
     CHECK_FALSE(xray::prepare_load(unnamed, out).result);
 
     // Other load tools run as they are.
@@ -99,7 +104,8 @@ TEST_CASE("xray: SGLang's and TensorRT-LLM's benchmark clients save their result
     CHECK(xray::load_client(trt) == EngineId::trtllm);
     auto p = xray::prepare_load(trt, out);
     auto want = trt;
-    want.insert(want.end(), {"--save-result", "--result-dir", "/tmp/run", "--result-filename", "bench.json"});
+    want.insert(want.end(),
+                {"--save-detailed", "--save-result", "--result-dir", "/tmp/run", "--result-filename", "bench.json"});
     CHECK(p.argv == want);
     CHECK(p.result == fs::path("/tmp/run/bench.json"));
 

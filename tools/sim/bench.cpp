@@ -221,6 +221,30 @@ int save_as(const std::string& format, const Args& a, const RunSummary& run) {
     return 0;
 }
 
+// --save-detailed: vLLM's per-request lists (vllm/benchmarks/serve.py), seconds, one entry
+// per request; start_times on the client's perf_counter clock (here the steady clock).
+void add_detailed(ordered_json& r, const std::vector<Outcome>& outcomes, int input_len) {
+    ordered_json in = ordered_json::array(), out = ordered_json::array(), ttfts = ordered_json::array(),
+                 itls = ordered_json::array(), starts = ordered_json::array(), texts = ordered_json::array(),
+                 errors = ordered_json::array();
+    for (const auto& o : outcomes) {
+        in.push_back(input_len);
+        out.push_back(o.ok ? o.output_tokens : 0);
+        ttfts.push_back(o.ok ? o.ttft : 0.0);
+        itls.push_back(o.ok ? o.itl : std::vector<double>{});
+        starts.push_back(o.start);
+        texts.push_back("");
+        errors.push_back(o.ok ? "" : (o.error.empty() ? "no tokens came back" : o.error));
+    }
+    r["input_lens"] = in;
+    r["output_lens"] = out;
+    r["ttfts"] = ttfts;
+    r["itls"] = itls;
+    r["start_times"] = starts;
+    r["generated_texts"] = texts;
+    r["errors"] = errors;
+}
+
 void row(const char* label, const std::string& value) { std::printf("%-40s %-10s\n", label, value.c_str()); }
 
 }  // namespace
@@ -372,6 +396,7 @@ int bench_main(const Args& a) {
         r["latencies"] = latencies;
         r["max_output_tokens_per_s"] = peak_tps;
         r["max_concurrent_requests"] = peak_in_flight.load();
+        if (a.flag("save_detailed")) add_detailed(r, outcomes, in_len);
         r["rtfx"] = 0.0;
         for (auto [key, v] : {std::pair{"ttft", &ttfts}, std::pair{"tpot", &tpots}, std::pair{"itl", &itls}}) {
             r[fmt::format("mean_{}_ms", key)] = mean(*v);

@@ -223,6 +223,7 @@ ServeConfig serve_config(const Args& a) {
     c.dead_linger_s = a.number("sim_dead_linger_s", c.dead_linger_s);
     c.orphan_linger_s = a.number("sim_orphan_linger_s", c.orphan_linger_s);
     c.log_interval_s = a.number("sim_log_interval_s", c.log_interval_s);
+    c.running_counts_waiting = a.flag("sim_running_counts_waiting");
     if (c.num_gpu_blocks < 2) usage_error("--num-gpu-blocks-override must be at least 2 (one is the null block)");
     if (c.block_size < 1 || c.max_num_seqs < 1 || c.max_model_len < 1) usage_error("sizes must be positive");
     if (!(c.time_scale > 0) || !(c.tokens_per_s > 0) || !(c.prefill_tokens_per_s > 0))

@@ -267,7 +267,9 @@ long long admit_head(Shared& s, CoreState& core, double now) {
     Slot& r = s.slots[idx];
     const std::uint64_t* hashes = s.hashes + static_cast<std::size_t>(idx) * s.hash_stride;
     const int known = r.prompt + r.generated;
-    const int total = blocks_for(s, known + step_tokens(s));
+    // TensorRT-LLM-like: the blocks for the whole request at once, so none is ever preempted.
+    const int total = s.cfg.running_counts_waiting ? blocks_for(s, r.prompt + r.max_tokens + step_tokens(s))
+                                                   : blocks_for(s, known + step_tokens(s));
     // As vLLM: the last known token is always computed, so a fully cached prompt still
     // prefills its last block.
     const int hit = core.pool.longest_hit(hashes, r.hashed_blocks, (known - 1) / s.cfg.block_size);

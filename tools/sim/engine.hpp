@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -90,6 +91,7 @@ struct EngineConfig {
     std::uint64_t seed = 0;
     double speed_factor = 1.0;  // this start's decode speed against the nominal (--sim-noise)
     char kv_cache_dtype[16] = "auto";
+    bool running_counts_waiting = false;  // --sim-running-counts-waiting (serve.hpp)
 };
 
 struct Shared {
@@ -127,6 +129,12 @@ struct Shared {
 
     int usable_blocks() const { return cfg.num_blocks - 1; }
     double kv_usage() const { return usable_blocks() > 0 ? double(used_blocks) / usable_blocks() : 0.0; }
+    // The running and waiting gauges as /metrics shows them: the scheduler's own counts, or,
+    // with --sim-running-counts-waiting, the waiting ones the batch has room for as running.
+    int gauge_running() const {
+        return cfg.running_counts_waiting ? std::min(cfg.max_num_seqs, n_running + n_waiting) : n_running;
+    }
+    int gauge_waiting() const { return n_running + n_waiting - gauge_running(); }
 };
 
 // Shared memory that survives fork (anonymous, MAP_SHARED), with a robust process-shared

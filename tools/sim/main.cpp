@@ -35,7 +35,8 @@ const std::set<std::string> kFlags = {"enforce_eager",
                                       "no_test_input",
                                       "help",
                                       "sim_same_prompt",
-                                      "sim_count_chunks"};
+                                      "sim_count_chunks",
+                                      "sim_running_counts_waiting"};
 
 int usage() {
     std::fprintf(stderr,

@@ -102,14 +102,14 @@ std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
     w.head("process_open_fds", "Number of open file descriptors.", "gauge");
     w.out += "process_open_fds 43.0\n";
 
-    w.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", s.n_running);
-    w.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", s.n_waiting);
+    w.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", s.gauge_running());
+    w.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", s.gauge_waiting());
     w.head("vllm:num_requests_waiting_by_reason",
            "Number of waiting requests by reason. Reason labels: 'capacity' = waiting for scheduling capacity; "
            "'deferred' = deferred by transient constraints (LoRA budget, KV transfer, blocked status). Sum of all "
            "reasons equals vllm:num_requests_waiting.",
            "gauge");
-    w.sample("vllm:num_requests_waiting_by_reason", w.base + ",reason=\"capacity\"", s.n_waiting);
+    w.sample("vllm:num_requests_waiting_by_reason", w.base + ",reason=\"capacity\"", s.gauge_waiting());
     w.sample("vllm:num_requests_waiting_by_reason", w.base + ",reason=\"deferred\"", 0);
     w.head("vllm:engine_sleep_state",
            "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; "

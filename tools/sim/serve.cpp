@@ -144,6 +144,7 @@ EngineConfig engine_config(const ServeConfig& cfg) {
     e.prefix_caching = cfg.prefix_caching;
     e.spec_tokens = cfg.spec_tokens;
     e.spec_accept = cfg.spec_accept;
+    e.running_counts_waiting = cfg.running_counts_waiting;
     e.seed = cfg.seed;
     // --sim-noise: this start runs its decode steps faster or slower by the draw.
     e.speed_factor = cfg.speed_factor;

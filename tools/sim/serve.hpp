@@ -56,7 +56,12 @@ struct ServeConfig {
     std::string api_key;
     double dead_linger_s = 1.0;   // after the engine dies, the API server exits this much later
     double orphan_linger_s = 60;  // an EngineCore whose parent was killed lives this long
-    double log_interval_s = 10;   // the "Engine 000: Avg prompt throughput" line
+    // --sim-running-counts-waiting: TensorRT-LLM-like. A request is admitted only when the
+    // blocks for its whole length are free (no preemption, as its GUARANTEED_NO_EVICT
+    // policy), and the running gauge counts the requests the batch took though they wait
+    // for those blocks (up to --max-num-seqs), as TensorRT-LLM 1.x's did.
+    bool running_counts_waiting = false;
+    double log_interval_s = 10;  // the "Engine 000: Avg prompt throughput" line
     // --sim-version 0.30|0.31|0.33: the release the log, /version and /metrics speak.
     // 0.33 adds "Preemptions: N" to the stats line when the interval preempted
     // (vllm/v1/metrics/loggers.py, vllm-project/vllm PR #28522).

@@ -47,9 +47,12 @@ CheckResult concurrency_ceiling(const SeriesStats& stats, const Engine& engine,
 
 // T8. Did the requested concurrency ever run at once? With the boot log's facts, the
 // message names admission control (--max-num-queued-reqs) or the server's own running
-// limit when either was what held the run back.
+// limit when either was what held the run back. `client_streaming`: the most requests the
+// load tool saw receiving tokens at once (T21's), given only where the engine's gauge lags;
+// it decides where the gauge cannot, and the message says which witness it used.
 CheckResult check_concurrency_reached(const SeriesStats& stats, const Engine& engine, long long requested,
-                                      const parse::BootFacts* facts = nullptr);
+                                      const parse::BootFacts* facts = nullptr,
+                                      std::optional<long long> client_streaming = std::nullopt);
 
 // The most requests the server runs at once by its own setting, and how it was set
 // (SGLang's lowered limit, --max-running-requests, --max-num-seqs); nullopt if unsaid.

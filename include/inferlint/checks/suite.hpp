@@ -4,6 +4,7 @@
 #pragma once
 
 #include "inferlint/checks/snapshot_checks.hpp"
+#include "inferlint/checks/t21_streams_vs_running.hpp"
 #include "inferlint/core/engines.hpp"
 #include "inferlint/core/result.hpp"
 #include "inferlint/parse/benchresult.hpp"
@@ -58,6 +59,7 @@ struct RunEvidence {
     std::optional<SeriesSummary> series;     // the recording, reduced in one pass
     std::optional<BenchResult> bench;        // the load tool's result
     std::optional<parse::GpuRecording> gpu;  // xray's nvidia-smi readings during the load (T19)
+    std::vector<RunningReading> running;     // the recording's running gauge, reading by reading (T21)
     long long untimed_requests = 0;          // requests the client sent but left out of its result
     double max_failed_share = 0.0;           // --max-failed-share as a fraction: T20 warns at or under it
     std::optional<Requested> requested;
@@ -115,8 +117,11 @@ ClientCountVerdicts check_client_counts(const RunEvidence& ev);
 // T15 when the load tool's result and both snapshots are there (check_client_counts's).
 std::optional<CheckResult> check_client_server(const RunEvidence& ev);
 
+// T21 when the load tool's result is there with a recording or per-request times.
+std::optional<CheckResult> check_streams(const RunEvidence& ev);
+
 // Everything the evidence allows: the starts, the live verdicts, T15, the load, then T18,
-// T19 and T20 (with the load tool's result or both snapshots).
+// T19, T20 and T21 (T20 with the load tool's result or both snapshots).
 RunVerdicts check_run(const RunEvidence& ev);
 
 }  // namespace inferlint::checks

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -32,24 +33,46 @@ enum class TripwireId : std::uint8_t {
     T18,  // beyond the reference: chunks-not-tokens
     T19,  // beyond the reference: gpu-shared
     T20,  // beyond the reference: failed-requests
-    T21,  // issue 30, on another branch: streams-vs-running
+    T21,  // beyond the reference: streams-vs-running
     T22,  // beyond the reference: known-engine-bug
 };
+// The last code: a new tripwire is one more enumerator, and this names it.
+inline constexpr TripwireId kLastTripwire = TripwireId::T22;
 
-inline constexpr std::array kTripwireIds = {
-    TripwireId::T1,  TripwireId::T2,  TripwireId::T3,  TripwireId::T4,  TripwireId::T5,
-    TripwireId::T6,  TripwireId::T7,  TripwireId::T8,  TripwireId::T9,  TripwireId::T10,
-    TripwireId::T11, TripwireId::T12, TripwireId::T13, TripwireId::T14, TripwireId::T15,
-    TripwireId::T16, TripwireId::T17, TripwireId::T18, TripwireId::T19, TripwireId::T20, TripwireId::T22,
+namespace tripwire_id_detail {
+inline constexpr std::size_t kCount = static_cast<std::size_t>(kLastTripwire);
+// "T1" .. "T22", made from the numbers: no second list of the codes to keep in step.
+struct CodeTexts {
+    std::array<std::array<char, 4>, kCount + 1> text{};
+    std::array<std::uint8_t, kCount + 1> size{};
 };
+constexpr CodeTexts make_code_texts() {
+    CodeTexts t;
+    for (std::size_t i = 1; i <= kCount; ++i) {
+        t.text[i][0] = 'T';
+        std::uint8_t n = 1;
+        if (i >= 10) t.text[i][n++] = static_cast<char>('0' + i / 10);
+        t.text[i][n++] = static_cast<char>('0' + i % 10);
+        t.size[i] = n;
+    }
+    return t;
+}
+inline constexpr CodeTexts kCodeTexts = make_code_texts();
+}  // namespace tripwire_id_detail
+
+// Every tripwire, in code order, T1 to the last: each has its catalog row (core/catalog.hpp;
+// a test holds the two together).
+inline constexpr auto kTripwireIds = [] {
+    std::array<TripwireId, tripwire_id_detail::kCount> ids{};
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<TripwireId>(i + 1);
+    return ids;
+}();
 
 // "T1" .. "T22": what scripts read in --json and people read on the terminal.
 constexpr std::string_view code(TripwireId id) {
-    constexpr std::array<std::string_view, 23> codes = {"T?",  "T1",  "T2",  "T3",  "T4",  "T5",  "T6",  "T7",
-                                                        "T8",  "T9",  "T10", "T11", "T12", "T13", "T14", "T15",
-                                                        "T16", "T17", "T18", "T19", "T20", "T21", "T22"};
-    auto i = static_cast<std::size_t>(id);
-    return i < codes.size() ? codes[i] : "T?";
+    const auto i = static_cast<std::size_t>(id);
+    if (i == 0 || i > tripwire_id_detail::kCount) return "T?";
+    return {tripwire_id_detail::kCodeTexts.text[i].data(), tripwire_id_detail::kCodeTexts.size[i]};
 }
 
 // The id a code names, exactly as code() writes it ("T8"); nullopt for any other text.
