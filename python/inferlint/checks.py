@@ -1,7 +1,7 @@
 """The tripwires: one function each, returning a :class:`~inferlint.CheckResult`. None raises
 on a finding; call ``result.raise_for_status()`` to stop on one.
 
-T1-T15 under the Python tool's names; T16-T19 and T22 are this port's own.
+T1-T15 under the Python tool's names; T16-T22 are this port's own.
 """
 
 from ._native.checks import (
@@ -11,6 +11,7 @@ from ._native.checks import (
     check_chunks_not_tokens,
     check_client_server_agree,
     check_concurrency_reached,
+    check_failed_requests,
     check_gpu_shared,
     check_known_engine_bug,
     check_kv_dtype_as_asked,
@@ -20,6 +21,7 @@ from ._native.checks import (
     check_prefix_cache,
     check_realized_config,
     check_same_pool,
+    check_streams_vs_running,
     check_unparsed,
     concurrency_ceiling,
     does_not_apply,
@@ -36,6 +38,7 @@ __all__ = [
     "check_chunks_not_tokens",
     "check_client_server_agree",
     "check_concurrency_reached",
+    "check_failed_requests",
     "check_gpu_shared",
     "check_known_engine_bug",
     "check_kv_dtype_as_asked",
@@ -45,6 +48,7 @@ __all__ = [
     "check_prefix_cache",
     "check_realized_config",
     "check_same_pool",
+    "check_streams_vs_running",
     "check_unparsed",
     "concurrency_ceiling",
     "does_not_apply",

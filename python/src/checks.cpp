@@ -11,6 +11,8 @@
 #include "inferlint/checks/t17_realized_config.hpp"
 #include "inferlint/checks/t18_chunks_not_tokens.hpp"
 #include "inferlint/checks/t19_gpu_shared.hpp"
+#include "inferlint/checks/t20_failed_requests.hpp"
+#include "inferlint/checks/t21_streams_vs_running.hpp"
 #include "inferlint/checks/t22_known_engine_bug.hpp"
 #include "inferlint/parse/gpu_record.hpp"
 #include "inferlint/util/error.hpp"
@@ -119,6 +121,41 @@ void bind_snapshot_checks(py::module_& m) {
         "T19 (beyond the reference). From xray's gpu.jsonl: did a process outside the server's\n"
         "(its pids in the recording, and `server_pids`) hold memory on its GPUs, or the memory used\n"
         "outside it grow by more than `growth_threshold_mib`? Can't tell without two readings.");
+    m.def(
+        "check_failed_requests",
+        [](const BenchResult* bench, const Snapshot* before, const Snapshot* after, double max_failed_share) {
+            if (!(max_failed_share >= 0.0 && max_failed_share <= 1.0))
+                throw py::value_error("max_failed_share is a fraction from 0 to 1 (0.05 for 5%)");
+            if ((before == nullptr) != (after == nullptr))
+                throw py::value_error("give both snapshots, before and after, or neither");
+            return check_result(checks::check_failed_requests(bench, before, after, max_failed_share));
+        },
+        py::arg("bench") = py::none(), py::arg("before") = py::none(), py::arg("after") = py::none(), py::kw_only(),
+        py::arg("max_failed_share") = 0.0,
+        "T20 (beyond the reference). Requests that failed, were cancelled or never finished, from the\n"
+        "load tool's result and the server's aborted/errored counters: FAIL when any did (the run's\n"
+        "figures cover only the survivors), WARN at or under `max_failed_share` (a fraction).");
+    m.def(
+        "check_streams_vs_running",
+        [](const BenchResult& bench, const Series* series) {
+            std::optional<SeriesSummary> summary;
+            std::vector<checks::RunningReading> readings;
+            if (series) {
+                summary = summarize(*series);
+                for (const auto& s : series->samples) {
+                    if (!s.running) continue;
+                    std::optional<double> mono;
+                    if (s.t_mono_ns) mono = static_cast<double>(*s.t_mono_ns) / 1e9;
+                    readings.push_back({s.t_wall, mono, *s.running});
+                }
+            }
+            const LoadResult* load = bench.load ? &*bench.load : nullptr;
+            return check_result(checks::check_streams_vs_running(load, summary ? &*summary : nullptr,
+                                                                 readings.empty() ? nullptr : &readings));
+        },
+        py::arg("bench"), py::arg("series") = py::none(),
+        "T21 (beyond the reference). Did the server's running gauge (the recording) report more\n"
+        "requests running than the load tool's per-request times ever saw streaming at once?");
     m.def(
         "engine_of",
         [](const py::args& snapshots) {

@@ -48,7 +48,7 @@ def test_raise_for_status_stops_on_fail_and_unknown_and_on_warn_when_asked():
 def test_every_verdict_of_a_run_is_a_check_result_with_plain_evidence():
     results = inferlint.run(SIM_RUN)
     assert [r.tripwire for r in results] == [
-        "T12", "T5", "T6", "T22", "T17", "T15", "T1", "T10", "T14", "T9", "T8", "T16", "T18"]
+        "T12", "T5", "T6", "T22", "T17", "T15", "T1", "T10", "T14", "T9", "T8", "T16", "T18", "T20", "T21"]
     for r in results:
         assert isinstance(r, CheckResult) and isinstance(r.status, Status)
         assert _plain(r.evidence), r
@@ -144,7 +144,7 @@ def test_a_restart_and_a_missing_clock_raise_as_the_python_tool_does():
 def test_compare_two_arms_of_simulator_runs():
     doc = inferlint.compare([COMPARE / "base"], [COMPARE / "faster"], require_gain={"output_throughput": 5})
     assert doc["exit_status"] in (0, 1, 2)
-    assert [c["check"] for c in doc["checks"]] == ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]
+    assert [c["check"] for c in doc["checks"]] == ["C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8"]
     with pytest.raises(ValueError, match="unknown figure"):
         inferlint.compare([COMPARE / "base"], [COMPARE / "faster"], require_gain={"speed": 5})
     with pytest.raises(inferlint.InputError):
@@ -184,3 +184,30 @@ def test_t19_and_t22_through_the_module(tmp_path):
         checks.check_gpu_shared(bad)
     with pytest.raises(inferlint.InputError):
         checks.check_gpu_shared(tmp_path / "missing.jsonl")
+
+
+def test_t20_and_t21_through_the_module(tmp_path):
+    fixtures = ROOT / "tests" / "fixtures"
+    # T20 on the simulator's healthy run: none of its requests failed, on either side.
+    before, after = telemetry.load(SIM_RUN / "before.snapshot.json"), telemetry.load(SIM_RUN / "after.snapshot.json")
+    bench = benchresult.load(SIM_RUN / "bench.json")
+    t20 = checks.check_failed_requests(bench, before, after)
+    assert (t20.tripwire, t20.status) == ("T20", Status.PASS)
+    assert checks.check_failed_requests().status is Status.UNKNOWN  # neither side: Can't tell, never a pass
+    # One failed request of the load tool's: FAIL; accepted at 5% as a share under it: WARN.
+    doc = json.loads((SIM_RUN / "bench.json").read_text())
+    doc["num_prompts"], doc["failed"] = doc["num_prompts"] + 1, 1
+    one_failed = tmp_path / "bench.json"
+    one_failed.write_text(json.dumps(doc))
+    failed = benchresult.load(one_failed)
+    assert checks.check_failed_requests(failed).status is Status.FAIL
+    assert checks.check_failed_requests(failed, max_failed_share=0.5).status is Status.WARN
+    with pytest.raises(ValueError):
+        checks.check_failed_requests(failed, max_failed_share=5)
+    # T21: 32 running by the gauge while at most 24 streamed (tests/fixtures/t21): a warning.
+    load = benchresult.load(fixtures / "t21" / "waiting-for-memory.load.json")
+    recording = series.read(fixtures / "t21" / "running-32.series.jsonl")
+    t21 = checks.check_streams_vs_running(load, recording)
+    assert (t21.tripwire, t21.status) == ("T21", Status.WARN)
+    assert "32" in t21.message and "24" in t21.message
+    assert checks.check_streams_vs_running(load).status is Status.UNKNOWN  # no recording

@@ -104,8 +104,7 @@ TEST_CASE("xray: SGLang's and TensorRT-LLM's benchmark clients save their result
     CHECK(xray::load_client(trt) == EngineId::trtllm);
     auto p = xray::prepare_load(trt, out);
     auto want = trt;
-    want.insert(want.end(),
-                {"--save-detailed", "--save-result", "--result-dir", "/tmp/run", "--result-filename", "bench.json"});
+    want.insert(want.end(), {"--save-result", "--result-dir", "/tmp/run", "--result-filename", "bench.json"});
     CHECK(p.argv == want);
     CHECK(p.result == fs::path("/tmp/run/bench.json"));
 
