@@ -2,6 +2,7 @@
 // once per replica, recorded around one load command, each into a folder of its own that
 // reads as an ordinary run folder (boot.log, before/after snapshots, run.series.jsonl);
 // the load's files, results.json and the page sit in the run folder above them.
+#include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/fleet.hpp"
 #include "inferlint/checks/t19_gpu_shared.hpp"
 #include "inferlint/parse/loadlog.hpp"
@@ -24,8 +25,6 @@
 namespace inferlint::xray::detail {
 
 namespace {
-
-double wall_now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 double steady_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -210,100 +209,6 @@ bool FleetXray::run_load_stage() {
     return true;
 }
 
-// The load with every replica's gauges recorded on one schedule, then each replica's after
-// snapshot and its recording read back.
-void FleetXray::record_load(const PreparedLoad& load, LoadRun& lr) {
-    std::vector<std::unique_ptr<util::RecordFile>> files;
-    std::vector<run::WatchTarget> targets;
-    for (auto& r : reps_) {
-        files.push_back(std::make_unique<util::RecordFile>(r.dir / "run.series.jsonl"));
-        targets.push_back({.base_url = r.plan->url, .out = files.back().get(), .engine = engine_});
-    }
-    // Tick 0 of the schedule is now, on both clocks: the fleet's sum counts each reading in
-    // the tick it was taken for.
-    const run::WatchClock clock = run::system_watch_clock();
-    const long long tick0 = clock.mono_ns();
-    window_start_ = wall_now();
-    Recorder recorder([&](const std::atomic<bool>& stop) {
-        try {
-            run::watch_all(
-                targets, {.interval_s = plan_.interval_s, .start_mono_ns = tick0}, stop,
-                [](const std::string& url) { return run::default_scraper().scrape(url); },
-                [this](const std::string& l) { note(l); });
-        } catch (const std::exception& e) {
-            note(fmt::format("the recording stopped: {}", e.what()));
-        }
-    });
-    // T19: nvidia-smi on the fleet's GPUs, as xray on one server records it, with every
-    // replica's process tree as the server's.
-    const std::string smi = run::nvidia_smi_path();
-    std::optional<util::RecordFile> gpu_file;
-    if (util::is_executable_file(smi)) gpu_file.emplace(plan_.out / "gpu.jsonl");
-    std::vector<int> roots;
-    for (auto& r : reps_)
-        if (r.server) roots.push_back(r.server->pid());
-    Recorder gpus([&, roots](const std::atomic<bool>& stop) {
-        try {
-            if (gpu_file)
-                run::record_gpus(*gpu_file, {}, stop, run::system_runner(5.0), smi,
-                                 [roots] { return run::process_trees(run::proc_root(), roots); });
-        } catch (const std::exception& e) {
-            note(fmt::format("the GPU recording stopped: {}", e.what()));
-        }
-    });
-    say("== load: " + util::shell_join(load.argv));
-    load_started_ = fs::file_time_type::clock::now();
-    LoadLimits limits{.grace_s = plan_.timings.load_grace_s,
-                      .timeout_s = plan_.load_timeout_s,
-                      .server_exit = nullptr,
-                      .server_gone_grace_s = plan_.timings.server_gone_grace_s};
-    // The load is stopped once every server this run started has exited: a fleet that lost
-    // one replica still serves.
-    if (reps_.front().server)
-        limits.server_exit = [this]() -> std::optional<int> {
-            std::optional<int> last;
-            for (auto& r : reps_) {
-                auto st = r.server->exit_status();
-                if (!st) return std::nullopt;
-                last = st;
-            }
-            return last;
-        };
-    lr = run_load(
-        load.argv, plan_.out / "load.log", [this](const std::string& l) { say(l); }, limits);
-    for (auto& r : reps_) {
-        try {
-            r.after = run::default_scraper().scrape(r.plan->url);
-            r.after->save(r.dir / "after.snapshot.json");
-            add_file(r, "after.snapshot.json");
-        } catch (const util::WriteError&) {
-            throw;
-        } catch (const std::exception& e) {
-            r.after.reset();
-            r.after_missing = e.what();
-        }
-    }
-    window_end_ = wall_now();
-    recorder.stop();
-    gpus.stop();
-    if (gpu_file) {
-        gpu_file->close();
-        if (!*gpu_file && o_.write_error.empty()) o_.write_error = gpu_file->error();
-        sources_.push_back("gpu.jsonl");
-    }
-    for (std::size_t i = 0; i < reps_.size(); ++i) {
-        Replica& r = reps_[i];
-        files[i]->close();
-        if (!*files[i] && o_.write_error.empty()) o_.write_error = files[i]->error();
-        add_file(r, "run.series.jsonl");
-        try {
-            r.recorded = read_series(r.dir / "run.series.jsonl");
-        } catch (const std::exception& e) {
-            note(fmt::format("the recording of replica {} cannot be read: {}", r.plan->name, e.what()));
-        }
-    }
-}
-
 void FleetXray::stop_server() {
     std::vector<Server*> started;
     for (auto& r : reps_)
@@ -382,6 +287,31 @@ void FleetXray::stopped_early() {
     }
 }
 
+// The fleet's own evidence: the window's summed snapshots and gauges, the load's result,
+// the card's T2 readings, and T19 from the fleet's GPU recording (the boot logs' pids are
+// the servers' too).
+checks::RunEvidence FleetXray::fleet_evidence(const run::FleetWindow& w, const Series& fleet_series,
+                                              const std::vector<checks::ReplicaEvidence>& replicas) {
+    checks::RunEvidence fleet;
+    fleet.named_engine = engine_;
+    std::string missing;
+    fleet.before = run::fleet_snapshot(w, false, missing);
+    fleet.after = run::fleet_snapshot(w, true, missing);
+    fleet.series = summarize(fleet_series);
+    fleet.bench = load_->bench;
+    if (load_->requested) fleet.requested = checks::Requested::of(*load_->requested);
+    add_load_evidence(fleet, plan_, o_.load_argv);
+    fleet.live = live_;
+    if (auto gpu = run::read_gpu_recording(plan_.out)) {
+        std::vector<long long> pids;
+        for (const auto& e : replicas)
+            for (const auto& b : e.evidence.boots)
+                for (long long p : checks::server_pids_of(b.facts.processes)) pids.push_back(p);
+        fleet.live.push_back(checks::check_gpu_shared(*gpu, pids));
+    }
+    return fleet;
+}
+
 void FleetXray::check_and_show() {
     stage(Stage::checks);
     load_ = find_load_result(plan_, o_.load_argv, prepared_ ? prepared_->result : std::nullopt, load_started_,
@@ -429,24 +359,8 @@ void FleetXray::check_and_show() {
         replicas.push_back(std::move(e));
         w.replicas.push_back(std::move(rw));
     }
-    checks::RunEvidence fleet;
-    fleet.named_engine = engine_;
-    std::string missing;
-    fleet.before = run::fleet_snapshot(w, false, missing);
-    fleet.after = run::fleet_snapshot(w, true, missing);
     const Series fleet_series = run::fleet_sum(w);
-    fleet.series = summarize(fleet_series);
-    fleet.bench = load_->bench;
-    if (load_->requested) fleet.requested = checks::Requested::of(*load_->requested);
-    add_load_evidence(fleet, plan_, o_.load_argv);
-    fleet.live = live_;
-    if (auto gpu = run::read_gpu_recording(plan_.out)) {  // T19: the boot logs' pids are the servers' too
-        std::vector<long long> pids;
-        for (const auto& e : replicas)
-            for (const auto& b : e.evidence.boots)
-                for (long long p : checks::server_pids_of(b.facts.processes)) pids.push_back(p);
-        fleet.live.push_back(checks::check_gpu_shared(*gpu, pids));
-    }
+    checks::RunEvidence fleet = fleet_evidence(w, fleet_series, replicas);
     const checks::FleetVerdicts v = checks::check_fleet(replicas, fleet, w.step_s);
 
     say("== checks");

@@ -276,7 +276,11 @@ private:
     bool run_probes();
     bool run_load_stage();
     void record_load(const PreparedLoad& load, LoadRun& lr);
+    LoadLimits load_limits();
+    void take_after_snapshots();
     void check_and_show();
+    checks::RunEvidence fleet_evidence(const run::FleetWindow& w, const Series& fleet_series,
+                                       const std::vector<checks::ReplicaEvidence>& replicas);
     void stopped_early();
     void write_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,
                     const Series& fleet_series);
