@@ -48,8 +48,9 @@ TEST_CASE("catalog: the 15 codes, names and check commands of the Python tool, t
     std::size_t at = 0;
     for (const auto& [id, slug, command] : expected) {
         INFO(id);
+        const auto code = id;  // a lambda may not capture a structured binding (clang 14)
         auto it = std::find_if(all.begin() + static_cast<std::ptrdiff_t>(at), all.end(),
-                               [&](const Tripwire& t) { return t.id == id; });
+                               [&](const Tripwire& t) { return t.id == code; });
         REQUIRE(it != all.end());
         if (at < 15) CHECK(static_cast<std::size_t>(it - all.begin()) == at);
         at = static_cast<std::size_t>(it - all.begin()) + 1;
