@@ -67,12 +67,13 @@ TEST_CASE("xray traps: T21 passes a gauge that counts what runs and warns one th
     REQUIRE(on.xray.is_object());
     CHECK(on.xray["status"] == "warn");
     CHECK_THAT(on.xray["message"].get<std::string>(), Contains("the server reported 32 running, but at most "));
-    // The cache holds 24 whole requests. The client's clock can see one request's end and the
-    // next one's first token in the same instant (a CI run saw 25), so the peak is 24 plus at
-    // most a few such overlaps: always well short of the 32 the gauge reported.
+    // The cache holds 24 whole requests. The client's clock sees a request's end later than the
+    // server freed its blocks, so it may see the next one's first token before it: the peak is
+    // 24 plus such overlaps (CI saw 25, the sanitized build 29), always under the gauge's 32,
+    // which is what the warning says.
     const long long streaming = on.xray["evidence"]["client_streaming_peak"].get<long long>();
     CHECK(streaming >= 24);
-    CHECK(streaming <= 28);
+    CHECK(streaming < 32);
     CHECK(on.xray["evidence"]["client_in_flight_peak"] == 32);
     CHECK(on.xray["evidence"]["lined_up"] == true);
     CHECK_THAT(on.ran.text(), Contains("[T21] WARN"));
