@@ -1,4 +1,4 @@
-// xray after the probe: the load with its recording, the run's checks, and the page.
+// xray's load stage: the snapshots, the load with its recording, and the load's result.
 #include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/snapshot_checks.hpp"
 #include "inferlint/parse/failures.hpp"
@@ -21,48 +21,64 @@
 
 namespace inferlint::xray::detail {
 
-bool Xray::run_load_stage() {
+// Each server's before snapshot, the load with every server's gauges recorded, each
+// server's after snapshot. A server lost during the load stops the run after it; what was
+// recorded is judged all the same.
+Step Pipeline::load() {
     stage(Stage::load);
-    const fs::path& out = plan_.out;
-    std::optional<Snapshot> before;
-    try {
-        before = run::default_scraper().scrape(plan_.url);
-    } catch (const std::exception& e) {
-        o_.problem = fmt::format("cannot read the server's metrics: {}", e.what());
-        return false;
+    for (auto& s : slots_) {
+        try {
+            s.before = run::default_scraper().scrape(s.url);
+        } catch (const std::exception& e) {
+            return Halt{fleet_ ? fmt::format("cannot read the metrics of replica {}: {}", s.name, e.what())
+                               : fmt::format("cannot read the server's metrics: {}", e.what())};
+        }
+        s.before->save(s.dir / "before.snapshot.json");
+        add_file(s, "before.snapshot.json");
     }
-    before->save(out / "before.snapshot.json");
-    got_.before = true;
-    got_.sources.push_back("before.snapshot.json");
-    PreparedLoad load = prepare_load(plan_.load, out);
-    o_.load_argv = load.argv;
-    got_.result_path = load.result;
-
-    LoadRun lr;
-    std::optional<std::string> after_error = record_load(load, lr);
-    if (!load_ended(lr)) return false;
-    if (after_error || lr.server_exit) {
-        o_.problem = lr.server_exit ? fmt::format(
-                                          "the server stopped answering during the load: it exited with "
-                                          "status {}",
-                                          *lr.server_exit)
-                                    : fmt::format("the server stopped answering during the load: {}", *after_error);
-        o_.stopped_at = Stage::load;
-        // A server that died serving says why in its log (T7), unless it was killed outright;
-        // the run's judge reads it there again.
-        if (got_.boot_log) {
-            auto failure = parse::classify_failure(read_log(*got_.boot_log));
-            if (failure) say_verdict(checks::check_boot_failure(failure));
+    prepared_ = prepare_load(plan_.load, plan_.out);
+    o_.load_argv = prepared_->argv;
+    const LoadRun lr = record_load(*prepared_);
+    if (Step ended = load_ended(lr)) return ended;
+    if (cut()) return std::nullopt;
+    recorded_ = true;
+    const bool lost = std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.after; });
+    if (!lost && !lr.server_exit) return std::nullopt;
+    // A server that died serving says why in its log (T7), unless it was killed outright; on
+    // one server the judge reads it there again, a fleet's replica keeps it.
+    for (auto& s : slots_) {
+        if (s.after || !s.boot_log) continue;
+        if (auto failure = parse::classify_failure(read_log(*s.boot_log))) {
+            if (fleet_) {
+                s.early.push_back(checks::check_boot_failure(failure));
+            } else {
+                say_verdict(checks::check_boot_failure(failure));
+            }
         }
     }
-    return true;
+    return lost_in_load(lr);
 }
 
-bool RunStages::load_ended(const LoadRun& lr) {
-    if (!lr.error.empty()) {
-        o_.problem = "the load command could not start: " + lr.error;
-        return false;
+// Why the run stopped after the load: the server that exited (one server), else each
+// server whose after snapshot could not be taken.
+Halt Pipeline::lost_in_load(const LoadRun& lr) {
+    Halt h{.recorded = true};
+    if (!fleet_) {
+        h.why = lr.server_exit
+                    ? fmt::format("the server stopped answering during the load: it exited with status {}",
+                                  *lr.server_exit)
+                    : fmt::format("the server stopped answering during the load: {}", slots_.front().after_missing);
+        return h;
     }
+    std::string gone;
+    for (const auto& s : slots_)
+        if (!s.after) gone += fmt::format("{}{} ({})", gone.empty() ? "" : "; ", s.name, s.after_missing);
+    h.why = "a replica stopped answering during the load: " + gone;
+    return h;
+}
+
+Step Pipeline::load_ended(const LoadRun& lr) {
+    if (!lr.error.empty()) return Halt{"the load command could not start: " + lr.error};
     o_.load_exit = lr.exit_status;
     o_.load_signal = lr.signal;
     o_.load_stop = lr.stopped;
@@ -71,77 +87,126 @@ bool RunStages::load_ended(const LoadRun& lr) {
     } else if (o_.load_exit && *o_.load_exit != 0) {
         say(fmt::format("the load command exited with code {}", *o_.load_exit));
     }
-    if (cut()) return false;
+    if (cut()) return std::nullopt;
     if (lr.stopped && lr.stopped->why == LoadStop::Why::timeout) {
-        o_.problem = fmt::format("the load command ran past --load-timeout {:g} s; its process group was stopped",
-                                 *plan_.load_timeout_s);
+        Halt h{fmt::format("the load command ran past --load-timeout {:g} s; its process group was stopped",
+                           *plan_.load_timeout_s)};
         o_.stopped_at = Stage::load;
-        return false;
+        return h;
     }
-    return true;
+    return std::nullopt;
 }
 
-// Runs the load while the gauges are recorded, then takes the after snapshot and reads the
-// recording back. Says why the after snapshot could not be taken, if it could not.
-std::optional<std::string> Xray::record_load(const PreparedLoad& load, LoadRun& lr) {
-    const fs::path& out = plan_.out;
-    const fs::path series_path = out / "run.series.jsonl";
-    util::RecordFile series_file(series_path);
+// The load's limits: the plan's, and the load stopped once every server this run started
+// has exited (a fleet that lost one replica still serves).
+LoadLimits Pipeline::load_limits() {
+    LoadLimits limits{.grace_s = plan_.timings.load_grace_s,
+                      .timeout_s = plan_.load_timeout_s,
+                      .server_exit = nullptr,
+                      .server_gone_grace_s = plan_.timings.server_gone_grace_s};
+    if (slots_.front().server)
+        limits.server_exit = [this]() -> std::optional<int> {
+            std::optional<int> last;
+            for (auto& s : slots_) {
+                auto st = s.server->exit_status();
+                if (!st) return std::nullopt;
+                last = st;
+            }
+            return last;
+        };
+    return limits;
+}
+
+// Each server's after snapshot, into its folder; one that cannot be read says why (a full
+// disk ends the run).
+void Pipeline::take_after_snapshots() {
+    for (auto& s : slots_) {
+        try {
+            s.after = run::default_scraper().scrape(s.url);
+            s.after->save(s.dir / "after.snapshot.json");
+            add_file(s, "after.snapshot.json");
+        } catch (const util::WriteError&) {
+            throw;
+        } catch (const std::exception& e) {
+            s.after.reset();
+            s.after_missing = e.what();
+        }
+    }
+}
+
+// Runs the load while every server's gauges are recorded on one schedule, and the GPUs
+// beside them; then the after snapshots, and (a fleet's) each recording read back.
+LoadRun Pipeline::record_load(const PreparedLoad& load) {
+    std::vector<std::unique_ptr<util::RecordFile>> files;
+    std::vector<run::WatchTarget> targets;
+    for (auto& s : slots_) {
+        files.push_back(std::make_unique<util::RecordFile>(s.dir / "run.series.jsonl"));
+        targets.push_back({.base_url = s.url, .out = files.back().get(), .engine = engine_});
+    }
+    // Tick 0 of the schedule is now, on both clocks: a fleet's sum counts each reading in
+    // the tick it was taken for.
+    const run::WatchClock clock = run::system_watch_clock();
+    const long long tick0 = clock.mono_ns();
+    window_start_ = util::epoch_now();
+    const auto scrape = [](const std::string& url) { return run::default_scraper().scrape(url); };
     // The recording ends with the load, however the load ends.
     Recorder recorder([&](const std::atomic<bool>& stop) {
         try {
-            run::watch(
-                plan_.url, series_file, {.interval_s = plan_.interval_s}, stop,
-                [](const std::string& url) { return run::default_scraper().scrape(url); },
-                [this](const std::string& l) { note(l); }, engine_);
+            if (fleet_) {
+                run::watch_all(targets, {.interval_s = plan_.interval_s, .start_mono_ns = tick0}, stop, scrape,
+                               [this](const std::string& l) { note(l); });
+            } else {
+                run::watch(targets.front().base_url, *files.front(), {.interval_s = plan_.interval_s}, stop, scrape,
+                           [this](const std::string& l) { note(l); }, engine_);
+            }
         } catch (const std::exception& e) {
             note(fmt::format("the recording stopped: {}", e.what()));
         }
     });
-    // T19: the GPUs' memory and compute processes, slowly, beside the gauges; on a machine
-    // with no nvidia-smi there is no NVIDIA GPU to share, and no recording (T19 is not here).
+    // T19: the GPUs' memory and compute processes, slowly, beside the gauges, with every
+    // server's process tree as the servers'; on a machine with no nvidia-smi there is no
+    // NVIDIA GPU to share, and no recording (T19 is not here).
     const std::string smi = run::nvidia_smi_path();
     std::optional<util::RecordFile> gpu_file;
-    if (util::is_executable_file(smi)) gpu_file.emplace(out / "gpu.jsonl");
-    const int server_pid = server_ ? server_->pid() : 0;
-    Recorder gpus([&, server_pid](const std::atomic<bool>& stop) {
-        if (!gpu_file) return;
+    if (util::is_executable_file(smi)) gpu_file.emplace(plan_.out / "gpu.jsonl");
+    std::vector<int> roots;
+    for (auto& s : slots_)
+        if (s.server && s.server->pid() > 0) roots.push_back(s.server->pid());
+    Recorder gpus([&, roots](const std::atomic<bool>& stop) {
         try {
-            run::record_gpus(*gpu_file, {}, stop, run::system_runner(5.0), smi, [server_pid] {
-                return server_pid > 0 ? run::process_tree(run::proc_root(), server_pid) : std::vector<long long>{};
-            });
+            if (gpu_file)
+                run::record_gpus(*gpu_file, {}, stop, run::system_runner(5.0), smi,
+                                 [roots] { return run::process_trees(run::proc_root(), roots); });
         } catch (const std::exception& e) {
             note(fmt::format("the GPU recording stopped: {}", e.what()));
         }
     });
     say("== load: " + util::shell_join(load.argv));
-    got_.load_started = fs::file_time_type::clock::now();
-    LoadLimits limits{.grace_s = plan_.timings.load_grace_s,
-                      .timeout_s = plan_.load_timeout_s,
-                      .server_exit = nullptr,
-                      .server_gone_grace_s = plan_.timings.server_gone_grace_s};
-    if (server_) limits.server_exit = [this] { return server_->exit_status(); };
-    lr = run_load(
-        load.argv, out / "load.log", [this](const std::string& l) { say(l); }, limits);
-    std::optional<std::string> after_error;
-    try {
-        run::default_scraper().scrape(plan_.url).save(out / "after.snapshot.json");
-        got_.after = true;
-        got_.sources.push_back("after.snapshot.json");
-    } catch (const std::exception& e) {
-        after_error = e.what();
-    }
+    load_started_ = fs::file_time_type::clock::now();
+    LoadRun lr = run_load(
+        load.argv, plan_.out / "load.log", [this](const std::string& l) { say(l); }, load_limits());
+    take_after_snapshots();
+    window_end_ = util::epoch_now();
     recorder.stop();
     gpus.stop();
-    series_file.close();
-    if (!series_file && o_.write_error.empty()) o_.write_error = series_file.error();
-    got_.sources.push_back(series_path.filename().string());
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        Slot& s = slots_[i];
+        files[i]->close();
+        if (!*files[i] && o_.write_error.empty()) o_.write_error = files[i]->error();
+        add_file(s, "run.series.jsonl");
+        if (!fleet_) continue;  // one server's run is judged from its folder
+        try {
+            s.recorded = read_series(s.dir / "run.series.jsonl");
+        } catch (const std::exception& e) {
+            note(fmt::format("the recording of replica {} cannot be read: {}", s.name, e.what()));
+        }
+    }
     if (gpu_file) {
         gpu_file->close();
         if (!*gpu_file && o_.write_error.empty()) o_.write_error = gpu_file->error();
-        got_.sources.push_back("gpu.jsonl");
+        sources_.push_back("gpu.jsonl");
     }
-    return after_error;
+    return lr;
 }
 
 namespace {
@@ -214,107 +279,29 @@ void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vec
 
 // The load tool's result, kept in the run folder (copied there when the tool wrote it
 // elsewhere), and what the load command asked for, into the live record.
-void Xray::read_load_result() {
+void Pipeline::read_load_result() {
     stage(Stage::checks);
-    LoadFound found = find_load_result(plan_, o_.load_argv, got_.result_path, got_.load_started,
-                                       [this](const std::string& l) { say(l); });
-    got_.live.requested = found.requested;
-    got_.live.unique_prompts = load_unique_prompts(o_.load_argv);
-    got_.live.max_failed_share = plan_.max_failed_share;
-    if (!found.path) return;
-    fs::path kept = plan_.out / found.path->filename();
+    load_ = find_load_result(plan_, o_.load_argv, prepared_ ? prepared_->result : std::nullopt, load_started_,
+                             [this](const std::string& l) { say(l); });
+    live_.requested = load_->requested;
+    live_.unique_prompts = load_unique_prompts(o_.load_argv);
+    live_.max_failed_share = plan_.max_failed_share;
+    if (!load_->path) return;
+    fs::path kept = plan_.out / load_->path->filename();
     std::error_code ec;
-    if (!fs::equivalent(*found.path, kept, ec)) {
-        if (fs::exists(kept, ec)) kept = plan_.out / ("load-result-" + found.path->filename().string());
-        if (fs::is_directory(*found.path, ec)) {  // a tool's report folder, kept whole
-            fs::copy(*found.path, kept, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (!fs::equivalent(*load_->path, kept, ec)) {
+        if (fs::exists(kept, ec)) kept = plan_.out / ("load-result-" + load_->path->filename().string());
+        if (fs::is_directory(*load_->path, ec)) {  // a tool's report folder, kept whole
+            fs::copy(*load_->path, kept, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
             if (ec)
                 throw util::WriteError(
                     fmt::format("{}: cannot copy the load tool's result here: {}", kept.string(), ec.message()));
         } else {
-            util::write_file(kept, util::read_file(*found.path, util::AllowEmpty::yes));
+            util::write_file(kept, util::read_file(*load_->path, util::AllowEmpty::yes));
         }
     }
-    got_.live.bench_result = kept.filename().string();
-    got_.sources.push_back(kept.filename().string());
-}
-
-run::RunFileSet Xray::folder_files() const {
-    run::RunFileSet files;
-    const fs::path& out = plan_.out;
-    std::error_code ec;
-    if (got_.boot_log) files.boot_logs.push_back(*got_.boot_log);
-    if (got_.before) files.before = out / "before.snapshot.json";
-    if (got_.after) files.after = out / "after.snapshot.json";
-    if (fs::is_regular_file(out / "run.series.jsonl", ec)) files.series = out / "run.series.jsonl";
-    if (got_.live.bench_result) files.bench = out / *got_.live.bench_result;
-    if (fs::is_regular_file(out / "load.log", ec)) files.load_log = out / "load.log";
-    files.gpu = run::gpu_recording_in(out);
-    return files;
-}
-
-// The run's verdicts, made once from its folder and live record, as `inferlint report DIR`
-// makes them; said, kept for results.json, and the page written from them.
-void Xray::judge() {
-    run::write_live_record(plan_.out, got_.live);
-    run::JudgeInput in{.files = folder_files(), .named = engine_, .accept = {}, .live = got_.live};
-    checks::RunVerdicts verdicts;
-    std::optional<run::LoadedRun> loaded;
-    try {
-        loaded = run::load_judged(in, verdicts);
-    } catch (const InputError& e) {
-        // A file of the run that cannot be read again (a log emptied since, a cut snapshot):
-        // said, and only the live verdicts given.
-        note(fmt::format("inferlint: the run's files cannot be read: {}", e.what()));
-    }
-    if (!loaded) loaded = run::load_judged({.named = engine_, .live = got_.live}, verdicts);
-    verdicts.results.erase(std::remove_if(verdicts.results.begin(), verdicts.results.end(),
-                                          [this](const CheckResult& r) { return !shown(r); }),
-                           verdicts.results.end());
-    o_.results = verdicts.results;
-    stage(Stage::report);
-    report::PageInfo page{plan_.title, util::local_time_text(), got_.sources, plan_.only};
-    report::Report rep = report::build_report(std::move(loaded->evidence), std::move(verdicts),
-                                              std::move(loaded->series), loaded->boot_s, std::move(page));
-    say("== verdicts (as `inferlint report` gives them from the run folder)");
-    for (const auto& r : rep.results) say(terminal_line(r));
-    if (got_.boot_log || (got_.before && got_.after)) show_and_write(rep);
-}
-
-void Xray::finish() {
-    if (!o_.problem.empty()) say(o_.problem);
-    try {
-        judge();
-    } catch (const util::WriteError& e) {  // a full disk: said once, at the end
-        if (o_.write_error.empty()) o_.write_error = e.what();
-    } catch (const std::exception& e) {
-        note(fmt::format("inferlint: no report: {}", e.what()));
-    }
-    finish_files();
-}
-
-void RunStages::show_and_write(const report::Report& rep) {
-    o_.limits = report::limits(rep);
-    if (!o_.limits.empty()) {
-        say("== what limited this run");
-        for (const auto& i : o_.limits) say(fmt::format("- {}. {}", i.title, i.text));
-    }
-    const fs::path html = plan_.out / "report.html";
-    try {
-        util::write_file(html, report::render_report_html(rep));
-        o_.report = html;
-    } catch (const util::WriteError& e) {  // a full disk: said once, at the end
-        if (o_.write_error.empty()) o_.write_error = e.what();
-    }
-}
-
-void Xray::finish_files() {
-    o_.files = got_.sources;
-    std::error_code ec;
-    if (fs::is_regular_file(plan_.out / "load.log", ec)) o_.files.push_back("load.log");
-    if (o_.report) o_.files.push_back("report.html");
-    o_.files.push_back("results.json");
-    o_.files.insert(o_.files.end(), plan_.later_files.begin(), plan_.later_files.end());
+    live_.bench_result = kept.filename().string();
+    sources_.push_back(kept.filename().string());
 }
 
 }  // namespace inferlint::xray::detail

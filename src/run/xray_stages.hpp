@@ -1,5 +1,6 @@
-// One xray run's stages and what they gather. Private to src/run/xray*.cpp: xray.cpp
-// holds the stages up to the probe, xray_stages.cpp the load, the checks and the page.
+// One xray run's pipeline, on one server or a fleet. Private to src/run/xray*.cpp:
+// xray.cpp holds the stages up to the probe, xray_stages.cpp the load, xray_judge.cpp the
+// verdicts of one server, xray_fleet.cpp a fleet's.
 #pragma once
 
 #include "inferlint/checks/fleet.hpp"
@@ -86,18 +87,6 @@ BootRead read_boot(const fs::path& log, const fs::path& folder, const std::strin
 // (T16), and the requests its client left untimed (T15, with a result and both snapshots).
 void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv);
 
-// What one server's run has recorded: the files in its folder, and what only the live
-// run knows (run::LiveRecord), from which the run is judged once (run::load_judged).
-struct Gathered {
-    std::optional<fs::path> boot_log;
-    std::optional<parse::BootFacts> facts;  // the log as it stood once the server was ready
-    bool before = false, after = false;     // the snapshots written into the folder
-    run::LiveRecord live;
-    fs::file_time_type load_started{};
-    std::optional<fs::path> result_path;  // where the load tool was asked to save its result
-    std::vector<std::string> sources;     // the files the run wrote or read, for the page
-};
-
 // The probe runs on a thread of its own so a signal need not wait for its requests.
 struct ProbeJob {
     std::mutex mu;
@@ -142,21 +131,85 @@ private:
     std::thread thread_;
 };
 
-// What every run shares, one server's or a fleet's: its plan, callbacks and outcome, the
-// stage in progress, the engine, and the signal that cuts it short.
-class RunStages {
+// Why a stage ends the run: what it says, and whether the server is another engine's.
+// `recorded`: the load ran and was recorded; the run stops short after it, and is judged.
+struct Halt {
+    std::string why;
+    bool wrong_engine = false;
+    bool recorded = false;
+};
+// What a stage returns: nullopt to go on, else why the run stops there.
+using Step = std::optional<Halt>;
+
+// One server of the run. A run on one server is a fleet of one: its slot's folder is the
+// run folder, its name is empty, and its messages name no replica.
+struct Slot {
+    std::string name;  // "127.0.0.1:8001" in a fleet; empty alone
+    std::string url;
+    std::optional<std::string> serve;
+    std::optional<fs::path> boot_log;  // where its log is; its copy in the folder once read
+    fs::path dir;                      // where its files go
+    std::string folder;                // its folder's name under the run folder; empty alone
+    std::string prefix;                // how the run's file list names its folder: "" or "folder/"
+    std::unique_ptr<Server> server;
+    std::optional<parse::BootFacts> facts;  // the log as it stood once the server was ready
+    std::optional<Snapshot> before, after;
+    std::string after_missing;  // why the after snapshot could not be taken
+    std::optional<Series> recorded;
+    std::shared_ptr<ProbeJob> probe;
+    std::thread probe_thread;
+    std::vector<CheckResult> early;  // a fleet's replica whose start failed: what its log says
+    std::vector<std::string> files;  // written into its folder, as the run lists them
+};
+
+// The one pipeline of an xray run, on one server or a fleet: a list of stages over the
+// slots, each returning a Step, then the servers stopped and the run judged.
+class Pipeline {
 public:
-    RunStages(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o)
-        : plan_(plan), cb_(cb), machine_(machine), o_(o) {}
-    RunStages(const RunStages&) = delete;
-    RunStages& operator=(const RunStages&) = delete;
+    Pipeline(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o);
+    ~Pipeline();
+    Pipeline(const Pipeline&) = delete;
+    Pipeline& operator=(const Pipeline&) = delete;
 
-    // After collect: a run that stopped short says in which stage.
-    void mark_stopped() {
-        if (!o_.stopped_at && (!o_.problem.empty() || o_.interrupted_by)) o_.stopped_at = current_;
+    // The whole run: collect, then however that ended (a full disk or another exception
+    // ends it too), the servers stopped and what was got judged and written out.
+    void drive();
+
+private:
+    void collect();
+    void stop_servers();
+    void finish();
+    // ---- the stages (xray.cpp, xray_stages.cpp) ----
+    Step start();
+    Step attach();
+    Step read_servers();
+    Step read_boot_logs();
+    Step probe();
+    Step load();
+    Step load_ended(const LoadRun& lr);
+    LoadRun record_load(const PreparedLoad& load);
+    LoadLimits load_limits();
+    void take_after_snapshots();
+    Halt lost_in_load(const LoadRun& lr);
+    void read_load_result();
+    // ---- the judgement (xray_judge.cpp one server, xray_fleet.cpp a fleet) ----
+    run::RunFileSet folder_files() const;
+    void judge();
+    void judge_fleet();
+    void stopped_early();
+    checks::RunEvidence fleet_evidence(const run::FleetWindow& w, const Series& fleet_series,
+                                       const std::vector<checks::ReplicaEvidence>& replicas);
+    void write_fleet_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,
+                          const Series& fleet_series);
+    void show_and_write(const report::Report& rep);
+    void list_files();
+
+    // ---- what every stage shares ----
+    void halt(const Halt& h) {
+        o_.problem = h.why;
+        o_.wrong_engine |= h.wrong_engine;
+        if (h.recorded) o_.stopped_at = Stage::load;
     }
-
-protected:
     void say(const std::string& line) {
         if (cb_.say) cb_.say(line);
     }
@@ -171,28 +224,30 @@ protected:
     bool shown(const CheckResult& r) const {
         return !plan_.only || std::find(plan_.only->begin(), plan_.only->end(), r.tripwire) != plan_.only->end();
     }
-    // True (and the outcome says so) once a signal has been caught.
-    bool cut() {
-        if (!interrupted()) return false;
-        if (!o_.interrupted_by) {
-            o_.interrupted_by = detail::interrupt_signal();
-            o_.problem = fmt::format("interrupted ({})", signal_name(o_.interrupted_by));
-            if (!o_.stopped_at) o_.stopped_at = current_;
-        }
-        return true;
+    std::vector<CheckResult> selected(const std::vector<CheckResult>& all) const;
+    // A verdict as a stage makes it, said as progress.
+    void say_verdict(const CheckResult& r) {
+        if (shown(r)) say(terminal_line(r));
     }
+    // A verdict only the live run can give (T2, and T7 on one server): said, and kept.
+    void record_live(CheckResult r) {
+        say_verdict(r);
+        live_.verdicts.push_back(std::move(r));
+    }
+    // True (and the outcome says so) once a signal has been caught.
+    bool cut();
     void set_engine(const Engine* e) {
         engine_ = e;
         if (e) o_.engine = e->key;
     }
     // The engine named, else the one the first --serve starts, said as the run begins.
-    void engine_stage(const std::optional<std::string>& serve);
-    // How the load command ended, into the outcome; false when the run stops there (it
-    // could not start, a signal, --load-timeout).
-    bool load_ended(const LoadRun& lr);
-    // What limited the run, said and kept; the page written as report.html (a full disk is
-    // the outcome's write_error, said once at the end).
-    void show_and_write(const report::Report& rep);
+    void engine_stage();
+    // How a message names a slot: "replica NAME: " in a fleet, nothing alone.
+    std::string who(const Slot& s) const { return fleet_ ? fmt::format("replica {}: ", s.name) : std::string(); }
+    void add_file(Slot& s, const std::string& name) {
+        const std::string f = s.prefix + name;
+        if (std::find(s.files.begin(), s.files.end(), f) == s.files.end()) s.files.push_back(f);
+    }
 
     const Plan& plan_;
     const Callbacks& cb_;
@@ -200,120 +255,15 @@ protected:
     Outcome& o_;
     const Engine* engine_ = nullptr;
     Stage current_ = Stage::engine;
-};
-
-class Xray : public RunStages {
-public:
-    using RunStages::RunStages;
-    ~Xray() {
-        if (probe_thread_.joinable()) probe_thread_.detach();
-    }
-
-    void collect();
-    void stop_server();
-    void finish();
-
-private:
-    // A verdict as a stage makes it, said as progress; the run's verdicts are made once,
-    // from the folder, by judge().
-    void say_verdict(const CheckResult& r) {
-        if (shown(r)) say(terminal_line(r));
-    }
-    // A verdict only the live run can give (T2, T7): said, and kept in the live record.
-    void record_live(CheckResult r) {
-        say_verdict(r);
-        got_.live.verdicts.push_back(std::move(r));
-    }
-
-    bool start_server();
-    bool read_metrics(std::string& metrics_problem);
-    bool read_boot_log();
-    bool run_probe();
-    bool run_load_stage();
-    std::optional<std::string> record_load(const PreparedLoad& load, LoadRun& lr);
-    void read_load_result();
-    run::RunFileSet folder_files() const;
-    void judge();
-    void finish_files();
-
-    std::unique_ptr<detail::Server> server_;
-    std::shared_ptr<ProbeJob> probe_job_;
-    std::thread probe_thread_;
-    Gathered got_;
-};
-
-// xray on two or more servers (xray_fleet.cpp): each started (or found answering), read,
-// probed and recorded into a folder of its own on one schedule around the one load
-// command, then checked per replica and as a fleet (checks::check_fleet) once every server
-// it started is stopped, so the fleet's T2 is the card's after the last of them.
-class FleetXray : public RunStages {
-public:
-    FleetXray(const Plan& plan, const Callbacks& cb, const Machine& machine, Outcome& o);
-    ~FleetXray();
-
-    void collect();
-    void stop_server();
-    void finish();
-
-private:
-    struct Replica {
-        const ReplicaPlan* plan = nullptr;
-        fs::path dir;
-        std::unique_ptr<Server> server;
-        std::optional<fs::path> boot_log;  // in its folder
-        std::optional<parse::BootFacts> facts;
-        std::optional<Snapshot> before, after;
-        std::string after_missing;
-        std::optional<Series> recorded;
-        std::shared_ptr<ProbeJob> probe;
-        std::thread probe_thread;
-        std::vector<CheckResult> early;  // a start that failed: what its log says
-        std::vector<std::string> files;  // written into its folder, as "folder/name"
-    };
-    bool start_servers();
-    bool read_metrics();
-    bool read_boot_logs();
-    bool run_probes();
-    bool run_load_stage();
-    void record_load(const PreparedLoad& load, LoadRun& lr);
-    LoadLimits load_limits();
-    void take_after_snapshots();
-    void check_and_show();
-    checks::RunEvidence fleet_evidence(const run::FleetWindow& w, const Series& fleet_series,
-                                       const std::vector<checks::ReplicaEvidence>& replicas);
-    void stopped_early();
-    void write_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,
-                    const Series& fleet_series);
-    void add_file(Replica& r, const std::string& name) { r.files.push_back(r.plan->folder + "/" + name); }
-    std::vector<CheckResult> selected(const std::vector<CheckResult>& all) const;
-
-    std::vector<Replica> reps_;
-    std::vector<CheckResult> live_;  // the card's T2, before the starts and after the stop
-    std::optional<LoadFound> load_;
+    bool fleet_ = false;
+    std::vector<Slot> slots_;
+    run::LiveRecord live_;  // the card's T2 (and, on one server, T7), and the load's facts
     std::optional<PreparedLoad> prepared_;
+    std::optional<LoadFound> load_;
     fs::file_time_type load_started_{};
     double window_start_ = 0, window_end_ = 0;  // wall clock, around the recording
     bool recorded_ = false;                     // the load ran, with snapshots on both sides
-    std::vector<std::string> sources_;          // the run's own files, for the page
+    std::vector<std::string> sources_;          // the run folder's own files, for the page
 };
-
-// Runs a run's stages (Xray or FleetXray): collect, then however that ended, the servers
-// stopped and what was got written out. A full disk or another exception ends collect.
-template <class Run>
-void drive(Run& x, Outcome& o) {
-    try {
-        x.collect();
-    } catch (const util::WriteError& e) {  // a file of the run could not be written (a full disk)
-        o.problem = e.what();
-        if (o.write_error.empty()) o.write_error = e.what();
-        o.completed = false;
-    } catch (const std::exception& e) {
-        o.problem = e.what();
-        o.completed = false;
-    }
-    x.mark_stopped();
-    x.stop_server();
-    x.finish();
-}
 
 }  // namespace inferlint::xray::detail
