@@ -41,6 +41,10 @@ const CheckResult* RunVerdicts::result(TripwireId tripwire) const {
 }
 
 std::vector<CheckResult> RunVerdicts::only(std::initializer_list<TripwireId> tripwires) const {
+    return only(std::vector<TripwireId>(tripwires));
+}
+
+std::vector<CheckResult> RunVerdicts::only(const std::vector<TripwireId>& tripwires) const {
     std::vector<CheckResult> out;
     for (const auto& r : results)
         if (std::find(tripwires.begin(), tripwires.end(), r.tripwire) != tripwires.end()) out.push_back(r);

@@ -1,6 +1,7 @@
 // `inferlint client-counts BEFORE AFTER --bench-result FILE [--load-log LOG]
 // [--max-failed-share PCT]`: T15, T18 and T20, the load tool's own counts against the
 // server's counters between two snapshots.
+#include "inferlint/core/catalog.hpp"
 #include "fleet_input.hpp"
 #include "registry.hpp"
 
@@ -34,7 +35,7 @@ int run_client_counts(const Opts& o, const Common& common) {
             return !other_engine(common, e, what);
         });
         if (!loaded) return 2;
-        return run_fleet(o.fleet, common, {TripwireId::T15, TripwireId::T18}, [&](checks::RunEvidence& fleet) {
+        return run_fleet(o.fleet, common, shown_by("client-counts"), [&](checks::RunEvidence& fleet) {
             fleet.bench = loaded->evidence.bench;
             if (files.load_log) fleet.untimed_requests = untimed_requests_in(*files.load_log);
         });

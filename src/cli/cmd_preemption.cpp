@@ -1,3 +1,4 @@
+#include "inferlint/core/catalog.hpp"
 #include "fleet_input.hpp"
 #include "registry.hpp"
 #include "snapshots_input.hpp"
@@ -18,7 +19,7 @@ int run_preemption(const Opts& o, const Common& common) {
     fleet_or_files(o.fleet, "preemption", {{"before", &o.before}, {"after", &o.after}});
     if (o.fleet.wanted()) {
         if (!o.series.empty()) throw InputError("preemption: --series is read from Prometheus with --prometheus");
-        return run_fleet(o.fleet, common, {TripwireId::T1});
+        return run_fleet(o.fleet, common, shown_by("preemption"));
     }
     auto snaps = load_snapshots(common, o.before, o.after);
     if (!snaps) return 2;
@@ -36,7 +37,7 @@ int run_preemption(const Opts& o, const Common& common) {
         if (!start) return 2;
         ev.boots.push_back(std::move(*start));
     }
-    return emit(checks::check_load(ev).only({TripwireId::T1}), common);
+    return emit(checks::check_load(ev).only(shown_by("preemption")), common);
 }
 
 const Registrar reg{

@@ -1,5 +1,6 @@
 // `inferlint prefix-cache BEFORE AFTER [--unique-prompts] [--boot-log LOG]`: T16, the share
 // of the run's prompt tokens the server's prefix cache served between two snapshots.
+#include "inferlint/core/catalog.hpp"
 #include "fleet_input.hpp"
 #include "registry.hpp"
 #include "snapshots_input.hpp"
@@ -35,7 +36,7 @@ int run_prefix_cache(const Opts& o, const Common& common) {
     if (o.fleet.wanted()) {
         if (!o.boot_log.empty())
             throw InputError("prefix-cache: --boot-log is one server's log; with --prometheus give none");
-        return run_fleet(o.fleet, common, {TripwireId::T16}, [&](checks::RunEvidence& fleet) {
+        return run_fleet(o.fleet, common, shown_by("prefix-cache"), [&](checks::RunEvidence& fleet) {
             if (o.unique_prompts) fleet.unique_prompts = "--unique-prompts";
         });
     }
@@ -62,7 +63,7 @@ int run_prefix_cache(const Opts& o, const Common& common) {
         if (!start) return 2;
         ev.boots.push_back(std::move(*start));
     }
-    return emit(checks::check_load(ev).only({TripwireId::T16}), common);
+    return emit(checks::check_load(ev).only(shown_by("prefix-cache")), common);
 }
 
 const Registrar reg{

@@ -1,3 +1,4 @@
+#include "inferlint/core/catalog.hpp"
 #include "fleet_input.hpp"
 #include "registry.hpp"
 #include "snapshots_input.hpp"
@@ -28,7 +29,7 @@ const Registrar reg{
                 return [o](const Common& common) -> int {
                     fleet_or_files(o->fleet, "rate", {{"before", &o->before}, {"after", &o->after}});
                     if (o->fleet.wanted())
-                        return run_fleet(o->fleet, common, {TripwireId::T10},
+                        return run_fleet(o->fleet, common, shown_by("rate"),
                                          [&](checks::RunEvidence& fleet) { fleet.rate_counter = o->counter; });
                     auto snaps = load_snapshots(common, o->before, o->after);
                     if (!snaps) return 2;
@@ -38,7 +39,7 @@ const Registrar reg{
                     ev.rate_counter = o->counter;
                     // The terminal also shows what an integer-second timer would have said.
                     checks::RunVerdicts verdicts = checks::check_load(ev);
-                    return emit(verdicts.only({TripwireId::T10}), common, [&verdicts](CheckResult r) {
+                    return emit(verdicts.only(shown_by("rate")), common, [&verdicts](CheckResult r) {
                         return checks::with_timer_comparison(std::move(r), verdicts.measured);
                     });
                 };

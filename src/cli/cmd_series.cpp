@@ -1,5 +1,6 @@
 // `inferlint series S [--snapshot SNAP] [--requested N] [--boot-log LOG]`: T14, T9 and
 // T8 from a gauge recording.
+#include "inferlint/core/catalog.hpp"
 #include "fleet_input.hpp"
 #include "registry.hpp"
 
@@ -25,7 +26,7 @@ int run_series(const Opts& o, const Common& common) {
     fleet_or_files(o.fleet, "series", {{"series", &o.series}});
     if (o.fleet.wanted()) {
         if (!o.snapshot.empty()) throw InputError("series: --snapshot is read from Prometheus with --prometheus");
-        return run_fleet(o.fleet, common, {TripwireId::T14, TripwireId::T9, TripwireId::T8},
+        return run_fleet(o.fleet, common, shown_by("series"),
                          [&](checks::RunEvidence& fleet) { fleet.requested = o.requested; });
     }
     SeriesSummary s = summarize_series_file(o.series);
@@ -51,7 +52,7 @@ int run_series(const Opts& o, const Common& common) {
         ev.boots.push_back(std::move(*start));
     }
     ev.series = std::move(s);
-    return emit(checks::check_load(ev).only({TripwireId::T14, TripwireId::T9, TripwireId::T8}), common);
+    return emit(checks::check_load(ev).only(shown_by("series")), common);
 }
 
 const Registrar reg{Command{.name = "series",

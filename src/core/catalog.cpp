@@ -33,6 +33,13 @@ const std::vector<Tripwire>& tripwires() {
     return table;
 }
 
+std::vector<TripwireId> shown_by(std::string_view command) {
+    std::vector<TripwireId> out;
+    for (const auto& t : tripwires())
+        if (std::find(t.shown_by.begin(), t.shown_by.end(), command) != t.shown_by.end()) out.push_back(t.key);
+    return out;
+}
+
 const Tripwire* find_tripwire(TripwireId id) {
     for (const auto& t : tripwires())
         if (t.key == id) return &t;

@@ -152,6 +152,11 @@ std::string render_tripwires_markdown() {
         md += fmt::format("**Why it changes the numbers.** {}\n\n", t.why);
         md += fmt::format("**What the check does.** {}\n\n", t.check);
         md += fmt::format("**Command.** `{}`\n\n", t.command);
+        if (!t.shown_by.empty()) {
+            std::string cmds;
+            for (auto c : t.shown_by) cmds += fmt::format("{}`{}`", cmds.empty() ? "" : ", ", c);
+            md += fmt::format("**Shown by:** {}.\n\n", cmds);
+        }
         for (const auto& ex : t.examples) md += example_markdown(t, ex);
         for (const Engine* e : all_engines())
             if (!t.note(e->id).empty()) md += fmt::format("**On {}:** {}\n\n", e->name, t.note(e->id));

@@ -31,6 +31,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "moved `*_created` stamps, even when new traffic has already pushed the counters past "
                  "their old values (a \"did the counter go down\" test misses that).",
         .command = "inferlint preemption before.json after.json",
+        .shown_by = {"preemption", "report", "xray"},
         .needs = "need before and after readings",
         .examples = {Ex{{"preemption", "vllm-0.28/metrics/preempted_before.prom",
                          "vllm-0.28/metrics/preempted_after.prom"},
@@ -75,6 +76,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "before a start: it says which GPU this is and how much memory is in use, and exits "
                  "non-zero when the card is not free.",
         .command = "inferlint teardown  |  inferlint gpu-inspect",
+        .shown_by = {"gpu-inspect", "teardown", "report", "xray"},
         .needs = "run at clean-up",
         .examples = {},
         .measured = "The API server was killed with SIGKILL on each vLLM version. Twenty seconds later "
@@ -104,6 +106,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "remaining commands; the naive pattern also hits bystanders such as "
                  "`tail -f \"vllm serve.log\"` while missing the engines.",
         .command = "inferlint teardown",
+        .shown_by = {},
         .needs = "run at clean-up",
         .examples = {},
         .measured = "",
@@ -126,6 +129,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "start's pool. The pool also moves between releases: with the same flags, model and "
                  "GPU, vLLM 0.28 and 0.29 sized 26,093 tokens and 0.30 sized 29,127.",
         .command = "inferlint check-log boot1.log boot2.log",
+        .shown_by = {"check-log", "report"},
         .needs = "need two or more boot logs",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_pool_level_hi.log", "vllm-0.28/boot_pool_level_lo.log"},
                         {"[ T4] WARN  same flags, 2 different pools: 12,405 to 13,575 tokens (9.43% apart) "
@@ -155,6 +159,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "block, a 100-token request holds 784 tokens of cache and the pool is a few dozen "
                  "blocks, so capacity moves in large steps.",
         .command = "inferlint check-log boot.log",
+        .shown_by = {"check-log", "report", "xray"},
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.28/live/boot.log"},
                         {"[ T5] WARN  attention block size forced to 784 tokens (requested 16); each "
@@ -183,6 +188,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "after `Loading drafter model`) and fails when either differs from the one requested. "
                  "A server started without the flag chose its own backend, so nothing was ignored.",
         .command = "inferlint check-log boot.log",
+        .shown_by = {"check-log", "report", "xray"},
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_spec_backend_override.log"},
                         {"[ T6] TRIPWIRE-FAILED  TRITON_ATTN was requested and the main model uses it, but "
@@ -212,6 +218,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "in a real SGLang log; inferlint skips the stamp first. The probe is tested against a "
                  "mock server with known ways of failing.",
         .command = "inferlint probe http://127.0.0.1:8000",
+        .shown_by = {"probe", "check-log", "report", "xray"},
         .needs = "need a live server",
         .examples = {},
         .measured = "",
@@ -236,6 +243,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "refute this. When the boot log sets an admission limit and the recording reached it, T8 "
                  "says the other requests were rejected, not that the cache was full.",
         .command = "inferlint series run.series.jsonl --requested 32",
+        .shown_by = {"series", "report", "xray"},
         .needs = "need a recording and the concurrency asked for",
         .examples = {Ex{{"series", "vllm-0.28/series/ladder.series.jsonl", "--snapshot",
                          "vllm-0.28/series/ladder_snapshot.prom", "--requested", "32"},
@@ -270,6 +278,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "it moved. With the block count known (T14) the arithmetic is done in whole blocks, so a "
                  "reading of exactly 1/8 cannot floor to 7 through rounding.",
         .command = "inferlint series run.series.jsonl",
+        .shown_by = {"series", "report", "xray"},
         .needs = "need a recording",
         .examples = {Ex{
             {"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot", "vllm-0.28/series/blocks_snapshot.prom"},
@@ -303,6 +312,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "snapshots on a monotonic clock, keeps the scrape latency as the timing uncertainty, and "
                  "shows what an integer-second timer would have said beside it.",
         .command = "inferlint rate before.json after.json",
+        .shown_by = {"rate", "report", "xray"},
         .needs = "need before and after readings",
         .examples = {Ex{{"rate", "vllm-0.28/live/before.snapshot.json", "vllm-0.28/live/after.snapshot.json"},
                         {"[T10] PASS  341.44 tokens/s over 93.720s; an integer-second timer would say "
@@ -328,6 +338,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "identical flags, and warns when they differ within a group, saying which part of vLLM's "
                  "memory split moved and how many starts compiled the model from scratch.",
         .command = "inferlint check-log boot1.log boot2.log",
+        .shown_by = {"check-log", "report"},
         .needs = "need two or more boot logs",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_pool_level_hi.log", "vllm-0.28/boot_pool_level_lo.log"},
                         {"[T11] WARN  same flags, KV cache memory varied: 1.44 to 1.59 GiB (weights and "
@@ -355,6 +366,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "none. Tracebacks after an orderly shutdown (vLLM's `[shutdown]` lines, as when a "
                  "teardown stops the server) are not failures.",
         .command = "inferlint check-log boot.log",
+        .shown_by = {"check-log", "report", "xray"},
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.29/boot_fail_uva_wsl.log"},
                         {"[T12] TRIPWIRE-FAILED  runtime_error during boot: UVA is not available"},
@@ -388,6 +400,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "patterns that avoid it (a unique port or run id per test, waiting on the server's own "
                  "pid, `gpu-inspect` before every start, `teardown` after every stop).",
         .command = "see docs/orchestration.md",
+        .shown_by = {},
         .needs = "a rule for test scripts",
         .examples = {},
         .measured = "",
@@ -408,6 +421,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "count. A change on either side, or a recording and a snapshot from different starts, "
                  "turns it red.",
         .command = "inferlint series run.series.jsonl --snapshot after.json",
+        .shown_by = {"series", "report", "xray"},
         .needs = "need a recording and an after reading",
         .examples = {Ex{
             {"series", "vllm-0.28/series/blocks.series.jsonl", "--snapshot", "vllm-0.28/series/blocks_snapshot.prom"},
@@ -437,6 +451,7 @@ std::vector<Tripwire> reference_tripwires() {
                  "of its result (a test request, warm-ups), which its output in `load.log` reports, are "
                  "allowed for.",
         .command = "inferlint xray -o results/ -- vllm bench serve ...",
+        .shown_by = {"client-counts", "report", "xray"},
         .needs = "need the load tool's result file",
         .examples = {Ex{{"report", "sglang-0.5/qwen3-8b-own-client", "-o", "/tmp/inferlint-t15.html"},
                         {"[T15] PASS  client and server agree: 32 requests, 32,000 output tokens, plus 1 "

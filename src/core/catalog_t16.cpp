@@ -36,6 +36,7 @@ Tripwire prefix_cache_hits() {
             "(`--dataset-name random` without `--random-prefix-len`). Absent counters, or a restart "
             "between the snapshots, are Can't tell.",
         .command = "inferlint prefix-cache before.json after.json",
+        .shown_by = {"prefix-cache", "report", "xray"},
         .needs = "need before and after readings",
         .examples = {Ex{{"prefix-cache", "vllm-0.29/live/before.snapshot.json", "vllm-0.29/live/after.snapshot.json"},
                         {"[T16] PASS  0 of 2,816 prompt tokens came from the prefix cache (0.0%)"}},

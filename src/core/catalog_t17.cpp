@@ -31,6 +31,7 @@ Tripwire realized_config() {
             "utilization, prefix caching, chunked prefill, speculative decoding, quantization, CUDA "
             "graphs and compile mode as asked and as run, and warns naming every field that differs.",
         .command = "inferlint check-log boot.log [boot2.log ...] [--model-config PATH]",
+        .shown_by = {"check-log", "report", "xray"},
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "vllm-0.28/boot_fp8_triton.log", "--tripwires", "T17"},
                         {"[T17] PASS  KV cache in fp8, as asked (--kv-cache-dtype fp8)"},

@@ -34,6 +34,7 @@ Tripwire chunks_not_tokens() {
             "difference, or across a restart, it is Can't tell. T15 then names T18 as the cause of "
             "its token difference.",
         .command = "inferlint client-counts before.json after.json --bench-result bench.json",
+        .shown_by = {"client-counts", "report", "xray"},
         .needs = "need the load tool's result file",
         .examples = {Ex{{"client-counts", "vllm-0.30/live/before.snapshot.json", "vllm-0.30/live/after.snapshot.json",
                          "--bench-result", "vllm-0.30/live/bench.json"},

@@ -37,6 +37,7 @@ Tripwire gpu_shared() {
             "nothing. `gpu-inspect --prometheus URL --node NODE` gives T2 for a Kubernetes node from the same "
             "series.",
         .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
+        .shown_by = {"gpu-inspect", "report", "xray"},
         .needs = "need xray's GPU recording",
         .examples = {},
         .measured =

@@ -30,6 +30,7 @@ Tripwire failed_requests() {
             "has it), registered at start-up, so a server without the series is read as not saying; a request "
             "refused with an HTTP error before the engine (400, 503) is in no counter, only in the load tool's.",
         .command = "inferlint report RUN --bench-result RESULT [--max-failed-share PCT]",
+        .shown_by = {"client-counts", "report", "xray"},
         .needs = "need the load tool's result or snapshots before and after",
         .examples = {},
         .measured =

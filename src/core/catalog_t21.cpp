@@ -32,6 +32,7 @@ Tripwire streams_vs_running() {
             "times, with times out of order, negative or not numbers (naming the request), or without a recording "
             "of the running gauge.",
         .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
+        .shown_by = {"report", "xray"},
         .needs = "need the load tool's per-request times and a recording",
         .examples = {},
         .measured =

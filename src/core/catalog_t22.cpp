@@ -36,6 +36,7 @@ Tripwire known_engine_bug() {
             "in the log is Can't tell. Runs at boot, before any load is sent, in check-log, report and "
             "xray. Adding a bug is adding a row to src/core/known_bugs.cpp.",
         .command = "inferlint check-log boot.log",
+        .shown_by = {"check-log", "report", "xray"},
         .needs = "need a boot log",
         .examples = {Ex{{"check-log", "sglang-0.5/qwen3-8b/boot.log"},
                         {"[T22] PASS  no known bug for SGLang in this configuration"},

@@ -89,6 +89,7 @@ struct RunVerdicts {
     const CheckResult* result(TripwireId tripwire) const;
     // The results for these tripwires only, in order.
     std::vector<CheckResult> only(std::initializer_list<TripwireId> tripwires) const;
+    std::vector<CheckResult> only(const std::vector<TripwireId>& tripwires) const;
 };
 
 // T12/T7, T5, T6 (and T12 for unreadable lines) per start; T4 and T11 across several;

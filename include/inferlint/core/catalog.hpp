@@ -38,6 +38,10 @@ struct Tripwire {
     std::string_view why;      // why it changes a benchmark's numbers
     std::string_view check;    // what inferlint does about it
     std::string_view command;  // the command that checks it (as the Python tool names it)
+    // The commands that print its verdict (`series`, `report`, `xray`...): those that pick
+    // tripwires from a run's verdicts take this list (shown_by()); empty for a pattern to
+    // follow, with no verdict (T3, T13).
+    std::vector<std::string_view> shown_by;
     // What a run must hold for it to be checked, as the report's "Not here" says it
     // ("need a boot log"; plural, the report makes it singular for one tripwire).
     std::string_view needs;
@@ -53,6 +57,9 @@ struct Tripwire {
 
 // Every tripwire, in code order.
 const std::vector<Tripwire>& tripwires();
+
+// The tripwires whose verdicts `command` prints (Tripwire::shown_by), in code order.
+std::vector<TripwireId> shown_by(std::string_view command);
 
 // The entry for an id; nullptr only for an id the catalog does not hold yet.
 const Tripwire* find_tripwire(TripwireId id);
