@@ -13,6 +13,7 @@
 #include "inferlint/report/insights.hpp"
 #include "inferlint/report/report.hpp"
 #include "inferlint/run/judge.hpp"
+#include "inferlint/run/judge_fleet.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/run_folder.hpp"
 #include "inferlint/util/clock.hpp"
@@ -122,7 +123,31 @@ report::PageInfo page_info(const Opts& o, const Common& common) {
     return page;
 }
 
-// --prometheus: the fleet's verdicts, its page with the replica table and a chart per replica.
+// A fleet's verdicts, its page (the replica table and a chart per replica) written to `out`,
+// and what the terminal, --json and the CI formats show: for --prometheus and a fleet's
+// xray folder alike.
+int show_fleet(FleetInput& in, const Common& common, const std::string& title, std::vector<std::string> sources,
+               const std::string& source_words, const fs::path& out) {
+    const checks::FleetVerdicts v = checks::check_fleet(in.replicas, in.fleet, in.window.step_s);
+    checks::RunVerdicts fleet = v.fleet;
+    fleet.results = common.selected(std::move(fleet.results));
+    report::PageInfo page;
+    page.title = title.empty() ? fmt::format("Fleet of {} replicas", in.window.replicas.size()) : title;
+    page.generated = util::local_time_text();
+    page.shown = common.only;
+    page.sources = std::move(sources);
+    report::FleetPage fp = run::fleet_page(in.window, v, source_words,
+                                           [&](std::vector<CheckResult> r) { return common.selected(std::move(r)); });
+    checks::RunEvidence ev = in.fleet;
+    report::Report rep =
+        report::build_report(std::move(ev), std::move(fleet), in.fleet_series, std::nullopt, std::move(page));
+    rep.fleet = std::move(fp);
+    util::write_file(out, report::render_report_html(rep));
+    emit_fleet(in, v, common, {}, fmt::format("{} -> {}\n", counts_summary(rep.results), out.string()));
+    return 0;  // as for one run: report writes its page, and its verdicts are for reading
+}
+
+// --prometheus: the fleet read from Prometheus.
 int run_fleet_report(const Opts& o, const Common& common) {
     if (!o.run.empty() || !o.before.empty() || !o.after.empty() || !o.series.empty() || !o.boot_logs.empty())
         throw InputError(
@@ -147,23 +172,43 @@ int run_fleet_report(const Opts& o, const Common& common) {
     // T19 on a cluster: the replicas' GPUs and who else holds them, from DCGM's series.
     if (!common.only || std::count(common.only->begin(), common.only->end(), TripwireId::T19))
         in->fleet.live.push_back(run::dcgm_gpu_shared(prom_source_of(o.fleet), in->window));
-    const checks::FleetVerdicts v = checks::check_fleet(in->replicas, in->fleet, in->window.step_s);
-    checks::RunVerdicts fleet = v.fleet;
-    fleet.results = common.selected(std::move(fleet.results));
-    report::PageInfo page;
-    page.title = o.title.empty() ? fmt::format("Fleet of {} replicas", in->window.replicas.size()) : o.title;
-    page.generated = util::local_time_text();
-    page.shown = common.only;
-    page.sources.push_back(in->window.url);
-    report::FleetPage fp = run::fleet_page(in->window, v, fleet_source_words(in->window),
-                                           [&](std::vector<CheckResult> r) { return common.selected(std::move(r)); });
-    checks::RunEvidence ev = in->fleet;
-    report::Report rep =
-        report::build_report(std::move(ev), std::move(fleet), in->fleet_series, std::nullopt, std::move(page));
-    rep.fleet = std::move(fp);
-    util::write_file(o.out, report::render_report_html(rep));
-    emit_fleet(*in, v, common, {}, fmt::format("{} -> {}\n", counts_summary(rep.results), o.out));
-    return 0;
+    return show_fleet(*in, common, o.title, {in->window.url}, fleet_source_words(in->window), o.out);
+}
+
+// A fleet's xray folder: judged from its replicas' folders and its live record, as xray
+// judged it (run::load_fleet_run).
+int run_fleet_folder_report(const Opts& o, const fs::path& run, run::LiveRecord live, const Common& common) {
+    if (!o.before.empty() || !o.after.empty() || !o.series.empty() || !o.boot_logs.empty())
+        throw InputError(fmt::format(
+            "report: {} is a fleet's xray run: its replicas' files are read from their folders (give no "
+            "snapshot, series or boot-log files)",
+            run.string()));
+    run::JudgeInput in{.named = common.engine,
+                       .accept = refuse_other_engine(common),
+                       .requested = o.requested,
+                       .unique_prompts = std::nullopt,
+                       .live = std::move(live),
+                       .max_failed_share = o.max_failed_share};
+    if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
+    if (!o.bench_result.empty()) {
+        in.files.bench = o.bench_result;
+    } else if (in.live->bench_result) {
+        in.files.bench = run / *in.live->bench_result;
+    }
+    in.files.load_log = run::find_run_files(run).load_log;
+    in.files.gpu = run::gpu_recording_in(run);
+    auto fleet_run = run::load_fleet_run(run, in);
+    if (!fleet_run) return 2;
+    for (const auto& n : fleet_run->notes) std::cerr << n << "\n";
+    FleetInput fin{std::move(fleet_run->window), std::move(fleet_run->replicas), std::move(fleet_run->fleet),
+                   std::move(fleet_run->fleet_series)};
+    std::vector<std::string> sources;
+    for (const auto& r : in.live->fleet->replicas) sources.push_back(r.folder + "/");
+    const double step = fin.window.step_s;
+    return show_fleet(fin, common, o.title, std::move(sources),
+                      fmt::format("xray: {} servers recorded every {:g} s on one schedule", fin.window.replicas.size(),
+                                  step),
+                      !o.out.empty() ? fs::path(o.out) : run / "report.html");
 }
 
 int run_report(Opts o, const Common& common) {
@@ -186,6 +231,7 @@ int run_report(Opts o, const Common& common) {
     // An xray folder's live record: the verdicts only the live run could give, and what its
     // load command asked for, so the folder is judged as xray judged it.
     std::optional<run::LiveRecord> live = run ? run::read_live_record(*run) : std::nullopt;
+    if (live && live->fleet) return run_fleet_folder_report(o, *run, std::move(*live), common);
     const bool bench_named = !o.bench_result.empty();
     if (run && !fill_from_folder(o, *run, load_log)) return 2;
     if (live && !bench_named) o.bench_result = live->bench_result ? (*run / *live->bench_result).string() : "";

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 
 namespace inferlint::run {
 
@@ -48,6 +49,37 @@ std::optional<T> field(const Json& doc, const char* key, const fs::path& path) {
     throw InputError(fmt::format("{}: \"{}\" has the wrong type", path.string(), key));
 }
 
+// A fleet's record: its replicas (each a plain folder name under the run's) and a window
+// that is one (finite, start before end, a positive step).
+FleetRecord fleet_record(const Json& j, const fs::path& path) {
+    auto bad = [&](const std::string& why) {
+        return InputError(fmt::format("{}: \"fleet\" {}", path.string(), why));
+    };
+    if (!j.is_object() || !j.contains("replicas") || !j["replicas"].is_array()) throw bad("has no list of replicas");
+    FleetRecord f;
+    for (const auto& r : j["replicas"]) {
+        if (!r.is_object() || !r.contains("name") || !r["name"].is_string() || !r.contains("url") ||
+            !r["url"].is_string() || !r.contains("folder") || !r["folder"].is_string())
+            throw bad("has a replica without a name, url and folder: " + r.dump());
+        FleetRecord::Replica rep{r["name"].get<std::string>(), r["url"].get<std::string>(),
+                                 r["folder"].get<std::string>()};
+        const fs::path folder(rep.folder);
+        if (rep.folder.empty() || folder.is_absolute() || folder.has_parent_path() || rep.folder == "." ||
+            rep.folder == "..")
+            throw bad("names a replica folder that is not one under the run's: " + rep.folder);
+        f.replicas.push_back(std::move(rep));
+    }
+    if (f.replicas.empty()) throw bad("has no replicas");
+    for (auto [key, out] : {std::pair{"start", &f.start_s}, std::pair{"end", &f.end_s}, std::pair{"step", &f.step_s}}) {
+        if (!j.contains(key) || !j[key].is_number()) throw bad(fmt::format("has no number \"{}\"", key));
+        *out = j[key].get<double>();
+    }
+    if (!std::isfinite(f.start_s) || !std::isfinite(f.end_s) || !(f.end_s >= f.start_s) || !std::isfinite(f.step_s) ||
+        !(f.step_s > 0))
+        throw bad("has a window that is not one (start, end, step)");
+    return f;
+}
+
 }  // namespace
 
 void write_live_record(const fs::path& folder, const LiveRecord& record) {
@@ -61,6 +93,16 @@ void write_live_record(const fs::path& folder, const LiveRecord& record) {
     doc["server_version"] = or_null(record.server_version);
     doc["bench_result"] = or_null(record.bench_result);
     if (record.max_failed_share) doc["max_failed_share"] = *record.max_failed_share;
+    if (record.after_missing) doc["after_missing"] = *record.after_missing;
+    if (record.fleet) {
+        Json replicas = Json::array();
+        for (const auto& r : record.fleet->replicas)
+            replicas.push_back({{"name", r.name}, {"url", r.url}, {"folder", r.folder}});
+        doc["fleet"] = {{"replicas", std::move(replicas)},
+                        {"start", record.fleet->start_s},
+                        {"end", record.fleet->end_s},
+                        {"step", record.fleet->step_s}};
+    }
     util::write_file(folder / kLiveFile, doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
@@ -93,6 +135,8 @@ std::optional<LiveRecord> read_live_record(const fs::path& folder) {
             throw InputError(fmt::format("{}: \"max_failed_share\" is not a share from 0 to 1", path.string()));
         rec.max_failed_share = v.get<double>();
     }
+    rec.after_missing = field<std::string>(doc, "after_missing", path);
+    if (doc.contains("fleet") && !doc["fleet"].is_null()) rec.fleet = fleet_record(doc["fleet"], path);
     return rec;
 }
 

@@ -9,6 +9,8 @@
 #include "inferlint/report/report.hpp"
 #include "inferlint/run/fleet_page.hpp"
 #include "inferlint/run/gpu_record.hpp"
+#include "inferlint/run/judge_fleet.hpp"
+#include "inferlint/run/run_folder.hpp"
 #include "inferlint/run/loader.hpp"
 #include "inferlint/run/probe.hpp"
 #include "inferlint/run/scrape.hpp"
@@ -51,79 +53,39 @@ void Pipeline::stopped_early() {
     }
 }
 
-// The fleet's own evidence: the window's summed snapshots and gauges, the load's result,
-// the card's T2 readings, and T19 from the fleet's GPU recording (the boot logs' pids are
-// the servers' too).
-checks::RunEvidence Pipeline::fleet_evidence(const run::FleetWindow& w, const Series& fleet_series,
-                                              const std::vector<checks::ReplicaEvidence>& replicas) {
-    checks::RunEvidence fleet;
-    fleet.named_engine = engine_;
-    std::string missing;
-    fleet.before = run::fleet_snapshot(w, false, missing);
-    fleet.after = run::fleet_snapshot(w, true, missing);
-    fleet.series = summarize(fleet_series);
-    fleet.bench = load_->bench;
-    if (load_->requested) fleet.requested = checks::Requested::of(*load_->requested);
-    add_load_evidence(fleet, plan_, o_.load_argv);
-    fleet.live = live_.verdicts;
-    if (auto gpu = run::read_gpu_recording(plan_.out)) {
-        std::vector<long long> pids;
-        for (const auto& e : replicas)
-            for (const auto& b : e.evidence.boots)
-                for (long long p : checks::server_pids_of(b.facts.processes)) pids.push_back(p);
-        fleet.live.push_back(checks::check_gpu_shared(*gpu, pids));
+// What only the live run knows, into the folders: each replica's record (its probe's T7,
+// what a failed start said, the version its server reported, why it had no after snapshot)
+// and the run's (the card's T2, the load's facts, the replicas and the recording's window).
+void Pipeline::write_fleet_records() {
+    run::FleetRecord fleet{.start_s = window_start_, .end_s = window_end_, .step_s = plan_.interval_s};
+    for (const auto& s : slots_) {
+        run::LiveRecord rec;
+        if (s.probe && s.probe->result) rec.verdicts.push_back(*s.probe->result);
+        rec.verdicts.insert(rec.verdicts.end(), s.early.begin(), s.early.end());
+        if (s.facts) rec.server_version = s.facts->server_version;
+        if (!s.after) rec.after_missing = s.after_missing;
+        run::write_live_record(s.dir, rec);
+        fleet.replicas.push_back({s.name, s.url, s.folder});
     }
-    return fleet;
+    live_.fleet = std::move(fleet);
+    run::write_live_record(plan_.out, live_);
 }
 
+// The fleet's verdicts, made from its folders as `inferlint report DIR` makes them
+// (run::load_fleet_run, then check_fleet); said per replica and for the fleet, and drawn.
 void Pipeline::judge_fleet() {
     if (!load_) read_load_result();  // a run cut short after its load
     stage(Stage::checks);
-
-    // The live recording as a window: the same shape a fleet read from Prometheus has.
-    run::FleetWindow w;
-    w.url = "xray";
-    w.selector = "{}";
-    w.window = {window_start_, window_end_};
-    w.step_s = plan_.interval_s;
-    w.step_from = "--interval";
-    w.engine = engine_;
-    w.replica_key = "instance";
-    std::vector<checks::ReplicaEvidence> replicas;
-    for (auto& r : slots_) {
-        run::ReplicaWindow rw;
-        rw.label = "instance";
-        rw.name = r.name;
-        rw.before = r.before;
-        rw.after = r.after;
-        if (!r.after) rw.after_missing = "its metrics could not be read after the load: " + r.after_missing;
-        if (r.recorded) rw.series = *r.recorded;
-        rw.gaps = run::series_gaps(rw.series, w.window, w.step_s);
-        checks::ReplicaEvidence e;
-        e.name = r.name;
-        checks::RunEvidence& ev = e.evidence;
-        ev.named_engine = engine_;
-        ev.before = r.before;
-        ev.after = r.after;
-        if (r.recorded) ev.series = summarize(*r.recorded);
-        if (r.boot_log && r.facts) {
-            std::optional<checks::BootStart> start;
-            try {
-                start = run::read_boot_start(*r.boot_log, "boot.log", engine_, {});
-            } catch (const InputError&) {
-                start = boot_start(read_log(*r.boot_log), engine_);
-            }
-            start->facts.server_version = r.facts->server_version;
-            ev.boots = {std::move(*start)};
-        }
-        if (r.probe && r.probe->result) ev.live.push_back(*r.probe->result);
-        for (const auto& x : r.early) ev.live.push_back(x);
-        replicas.push_back(std::move(e));
-        w.replicas.push_back(std::move(rw));
-    }
-    const Series fleet_series = run::fleet_sum(w);
-    checks::RunEvidence fleet = fleet_evidence(w, fleet_series, replicas);
-    const checks::FleetVerdicts v = checks::check_fleet(replicas, fleet, w.step_s);
+    write_fleet_records();
+    run::JudgeInput in{.named = engine_, .live = live_};
+    if (live_.bench_result) in.files.bench = plan_.out / *live_.bench_result;
+    std::error_code ec;
+    if (fs::is_regular_file(plan_.out / "load.log", ec)) in.files.load_log = plan_.out / "load.log";
+    in.files.gpu = run::gpu_recording_in(plan_.out);
+    std::optional<run::FleetRun> fleet_run = run::load_fleet_run(plan_.out, in);
+    if (!fleet_run) throw InputError(fmt::format("{}: the fleet's files were refused", plan_.out.string()));
+    for (const auto& n : fleet_run->notes) note(n);
+    const checks::FleetVerdicts v = checks::check_fleet(fleet_run->replicas, fleet_run->fleet, fleet_run->window.step_s);
 
     say("== checks");
     o_.replicas.clear();
@@ -138,7 +100,7 @@ void Pipeline::judge_fleet() {
     o_.results = selected(v.fleet.results);
     for (const auto& x : o_.results) say(terminal_line(x));
     cut();
-    write_fleet_page(std::move(fleet), v, w, fleet_series);
+    write_fleet_page(std::move(fleet_run->fleet), v, fleet_run->window, fleet_run->fleet_series);
 }
 
 void Pipeline::write_fleet_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,

@@ -197,8 +197,7 @@ private:
     void judge();
     void judge_fleet();
     void stopped_early();
-    checks::RunEvidence fleet_evidence(const run::FleetWindow& w, const Series& fleet_series,
-                                       const std::vector<checks::ReplicaEvidence>& replicas);
+    void write_fleet_records();
     void write_fleet_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,
                           const Series& fleet_series);
     void show_and_write(const report::Report& rep);

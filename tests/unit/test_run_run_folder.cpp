@@ -1,4 +1,6 @@
+#include "inferlint/run/judge.hpp"
 #include "inferlint/run/run_folder.hpp"
+#include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"
 
 #include "support.hpp"
@@ -141,4 +143,46 @@ TEST_CASE("name_matches: a leading '*' does not match a leading dot, as glob", "
     CHECK_FALSE(name_matches(".x.json", "*.json"));
     CHECK(name_matches(".x.json", ".*.json"));
     CHECK(name_matches("a.boot.log", "*boot*.log"));
+}
+
+TEST_CASE("live record: a fleet's replicas and window round-trip, and a bad one is refused naming the file",
+          "[run_folder][live]") {
+    const fs::path dir = testsupport::scratch_dir("live-fleet");
+    run::LiveRecord rec;
+    rec.requested = 8;
+    rec.after_missing = "connection refused";
+    rec.fleet = run::FleetRecord{.replicas = {{"127.0.0.1:8001", "http://127.0.0.1:8001", "127.0.0.1_8001"},
+                                              {"127.0.0.1:8002", "http://127.0.0.1:8002", "127.0.0.1_8002"}},
+                                 .start_s = 1700000000.5,
+                                 .end_s = 1700000012.25,
+                                 .step_s = 0.25};
+    run::write_live_record(dir, rec);
+    auto back = run::read_live_record(dir);
+    REQUIRE(back);
+    REQUIRE(back->fleet);
+    CHECK(back->requested == 8);
+    CHECK(back->after_missing == "connection refused");
+    REQUIRE(back->fleet->replicas.size() == 2);
+    CHECK(back->fleet->replicas[1].folder == "127.0.0.1_8002");
+    CHECK(back->fleet->start_s == 1700000000.5);
+    CHECK(back->fleet->end_s == 1700000012.25);
+    CHECK(back->fleet->step_s == 0.25);
+    // A folder that leaves the run's, a window that ends before it starts, no replicas: one
+    // line naming live.json, never a fleet read from elsewhere.
+    for (const std::string fleet :
+         {R"({"replicas": [{"name": "a", "url": "http://a", "folder": "../etc"}], "start": 1, "end": 2, "step": 1})",
+          R"({"replicas": [{"name": "a", "url": "http://a", "folder": "a"}], "start": 5, "end": 2, "step": 1})",
+          R"({"replicas": [], "start": 1, "end": 2, "step": 1})",
+          R"({"replicas": [{"name": "a", "folder": "a"}], "start": 1, "end": 2, "step": 1})",
+          R"({"replicas": [{"name": "a", "url": "http://a", "folder": "a"}], "start": 1, "end": 2, "step": 0})"}) {
+        util::write_file(dir / "live.json", R"({"schema": "inferlint.live/1", "verdicts": [], "fleet": )" + fleet + "}");
+        INFO(fleet);
+        try {
+            run::read_live_record(dir);
+            FAIL("a bad fleet record was read");
+        } catch (const InputError& e) {
+            CHECK_THAT(e.what(), Catch::Matchers::Contains((dir / "live.json").string()));
+            CHECK_THAT(e.what(), Catch::Matchers::Contains("\"fleet\""));
+        }
+    }
 }

@@ -135,16 +135,31 @@ TEST_CASE("xray on two replicas started by --serve: a folder each, verdicts each
     for (int p : ports) CHECK_THAT(page, Contains(fmt::format("127.0.0.1:{}", p)));
     CHECK_THAT(page, Contains("Fleet of 2 replicas"));
 
-    // `report` on one replica's folder checks it again; on the fleet's folder it says what to give.
+    // `report` on one replica's folder checks it again; on the fleet's folder it gives the
+    // verdicts xray gave, the fleet's and each replica's, in the same order, with the same
+    // words: both judge the folders by one path (run::load_fleet_run, check_fleet).
     REQUIRE(run::fleet_replica_folders(plan.out).size() == 2);
     auto one = testsupport::run_cli(
         {"report", (plan.out / r.outcome.replicas[0].folder).string(), "-o", (sb.dir / "one.html").string()});
     CHECK(one.rc == 0);
     CHECK_THAT(one.out, Contains("[ T1] PASS"));
-    auto whole = testsupport::run_cli({"report", plan.out.string(), "-o", (sb.dir / "whole.html").string()});
-    CHECK(whole.rc == 2);
-    CHECK_THAT(whole.err, Contains("is a fleet's xray run (2 replicas)"));
-    CHECK(std::count(whole.err.begin(), whole.err.end(), '\n') == 1);
+    auto whole =
+        testsupport::run_cli({"report", plan.out.string(), "-o", (sb.dir / "whole.html").string(), "--json"});
+    INFO(whole.err);
+    REQUIRE(whole.rc == 0);
+    const Json again = Json::parse(whole.out);
+    auto same = [](const Json& got, const std::vector<CheckResult>& want) {
+        REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            CHECK(got[i]["tripwire"] == std::string(code(want[i].tripwire)));
+            CHECK(got[i]["status"] == std::string(status_value(want[i].status)));
+            CHECK(got[i]["message"] == want[i].message);
+        }
+    };
+    same(again["fleet"]["results"], r.outcome.results);
+    REQUIRE(again["replicas"].size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) same(again["replicas"][i]["results"], r.outcome.replicas[i].results);
+    CHECK_THAT(util::read_file(sb.dir / "whole.html"), Contains("Fleet of 2 replicas"));
 }
 
 TEST_CASE("xray on a fleet: a replica killed during the load is a gap and a Can't tell, never zeros",

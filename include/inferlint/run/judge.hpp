@@ -23,6 +23,17 @@ namespace inferlint::run {
 inline constexpr const char* kLiveSchema = "inferlint.live/1";
 inline constexpr const char* kLiveFile = "live.json";
 
+// A fleet's run, as xray recorded it: its replicas in the plan's order (each folder an
+// ordinary run folder under the run's), and the window its gauges were recorded over.
+struct FleetRecord {
+    struct Replica {
+        std::string name, url, folder;
+    };
+    std::vector<Replica> replicas;
+    double start_s = 0, end_s = 0;  // the recording's window, wall clock (s since the epoch)
+    double step_s = 0;              // its interval
+};
+
 struct LiveRecord {
     // Verdicts only a running server gives, in the order they were made: T2 at the card
     // (the gate before the start, then the teardown's), T7 from the probe.
@@ -33,6 +44,10 @@ struct LiveRecord {
     // The load tool's result, as a file name in the run folder; nullopt: none was read.
     std::optional<std::string> bench_result;
     std::optional<double> max_failed_share;  // xray's --max-failed-share, as a fraction (T20)
+    // A fleet's replica: why its metrics could not be read after the load.
+    std::optional<std::string> after_missing;
+    // A fleet's run folder: its replicas and window (each replica's folder has its own record).
+    std::optional<FleetRecord> fleet;
 };
 
 // live.json in `folder`, written whole (util::write_file). Throws util::WriteError.
