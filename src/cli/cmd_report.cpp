@@ -123,6 +123,21 @@ report::PageInfo page_info(const Opts& o, const Common& common) {
     return page;
 }
 
+// What the user's options and the live record give the judge: --requested,
+// --unique-prompts and --max-failed-share win over the record's.
+run::JudgeInput judge_input(const Opts& o, run::RunFileSet files, std::optional<run::LiveRecord> live,
+                            const Common& common) {
+    run::JudgeInput in{.files = std::move(files),
+                       .named = common.engine,
+                       .accept = refuse_other_engine(common),
+                       .requested = o.requested,
+                       .unique_prompts = std::nullopt,
+                       .live = std::move(live),
+                       .max_failed_share = o.max_failed_share};
+    if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
+    return in;
+}
+
 // A fleet's verdicts, its page (the replica table and a chart per replica) written to `out`,
 // and what the terminal, --json and the CI formats show: for --prometheus and a fleet's
 // xray folder alike.
@@ -183,13 +198,7 @@ int run_fleet_folder_report(const Opts& o, const fs::path& run, run::LiveRecord 
             "report: {} is a fleet's xray run: its replicas' files are read from their folders (give no "
             "snapshot, series or boot-log files)",
             run.string()));
-    run::JudgeInput in{.named = common.engine,
-                       .accept = refuse_other_engine(common),
-                       .requested = o.requested,
-                       .unique_prompts = std::nullopt,
-                       .live = std::move(live),
-                       .max_failed_share = o.max_failed_share};
-    if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
+    run::JudgeInput in = judge_input(o, {}, std::move(live), common);
     if (!o.bench_result.empty()) {
         in.files.bench = o.bench_result;
     } else if (in.live->bench_result) {
@@ -237,14 +246,7 @@ int run_report(Opts o, const Common& common) {
     if (live && !bench_named) o.bench_result = live->bench_result ? (*run / *live->bench_result).string() : "";
     fs::path out = !o.out.empty() ? fs::path(o.out) : *run / "report.html";
 
-    run::JudgeInput in{.files = file_set(o, load_log),
-                       .named = common.engine,
-                       .accept = refuse_other_engine(common),
-                       .requested = o.requested,
-                       .unique_prompts = std::nullopt,
-                       .live = std::move(live),
-                       .max_failed_share = o.max_failed_share};
-    if (o.unique_prompts) in.unique_prompts = "--unique-prompts";
+    run::JudgeInput in = judge_input(o, file_set(o, load_log), std::move(live), common);
     if (run) in.files.gpu = run::gpu_recording_in(*run);
     checks::RunVerdicts verdicts;
     auto loaded = run::load_judged(in, verdicts);
