@@ -26,17 +26,24 @@ struct SetAside {
     std::string counters;
 };
 
-SetAside failures_in_finished(const Snapshot& before, const Snapshot& after) {
+// Takes them off `done`, and says so in `ev`; only where some were set aside do the
+// evidence's keys change (the reference's stay as they were).
+SetAside set_aside_failures(const Snapshot& before, const Snapshot& after, double& done, Json& ev) {
     const ServerFailures s = server_failures(before, after);
     if (!s.problem.empty() || !s.in_finished_counter || !(*s.in_finished_counter > 0)) return {};
-    return {*s.in_finished_counter, s.counters};
+    SetAside a{*s.in_finished_counter, s.counters};
+    ev["server_set_aside"] = a.requests;
+    ev["server_set_aside_counters"] = a.counters;
+    done -= a.requests;
+    ev["server_finished_normally"] = done;
+    return a;
 }
 
 // Appended to every verdict that set requests aside, so the message says what was not compared.
 std::string set_aside_words(const SetAside& a) {
     if (a.requests <= 0) return "";
     const long long n = std::llround(a.requests);
-    return fmt::format(" (the server's {} aborted or errored request{} set aside: {} counts them as finished, the "
+    return fmt::format(" (the server's {} aborted or errored request{} set aside: {} count them as finished, the "
                        "load tool as failed; see {})",
                        n, plural_s(n), a.counters, code(TripwireId::T20));
 }
@@ -63,14 +70,7 @@ CheckResult check_client_server_agree(const BenchResult& bench, const Snapshot& 
         return {TripwireId::T15, Status::unknown, "the result file has no completed or output-token count", ev};
     if (!std::isfinite(*done) || !std::isfinite(*tokens) || std::fabs(*done) > 1e15)
         return {TripwireId::T15, Status::unknown, "a server counter moved by a value that is not a count", ev};
-    // Only where some were set aside do the evidence's keys change (the reference's stay as they were).
-    const SetAside aside = failures_in_finished(before, after);
-    if (aside.requests > 0) {
-        ev["server_set_aside"] = aside.requests;
-        ev["server_set_aside_counters"] = aside.counters;
-        *done -= aside.requests;
-        ev["server_finished_normally"] = *done;
-    }
+    const SetAside aside = set_aside_failures(before, after, *done, ev);
     const std::string aside_words = set_aside_words(aside);
 
     const long long completed = *bench.completed;
