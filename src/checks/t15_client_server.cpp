@@ -43,9 +43,10 @@ SetAside set_aside_failures(const Snapshot& before, const Snapshot& after, doubl
 std::string set_aside_words(const SetAside& a) {
     if (a.requests <= 0) return "";
     const long long n = std::llround(a.requests);
-    return fmt::format(" (the server's {} aborted or errored request{} set aside: {} count them as finished, the "
-                       "load tool as failed; see {})",
-                       n, plural_s(n), a.counters, code(TripwireId::T20));
+    return fmt::format(
+        " (the server's {} aborted or errored request{} set aside: {} count them as finished, the "
+        "load tool as failed; see {})",
+        n, plural_s(n), a.counters, code(TripwireId::T20));
 }
 
 }  // namespace

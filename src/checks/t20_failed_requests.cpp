@@ -363,8 +363,8 @@ CheckResult check_failed_requests(const BenchResult* bench, const Snapshot* befo
     }
     if (server_says && *server.lost > 0) {
         const double share = *server.of > 0 ? *server.lost / *server.of : 1.0;
-        std::string what = fmt::format("{} between the snapshots ({} failed)", t20_join(server.clauses, "; "),
-                                       t20_pct(share));
+        std::string what =
+            fmt::format("{} between the snapshots ({} failed)", t20_join(server.clauses, "; "), t20_pct(share));
         if (client_says) what += fmt::format(", though {}", c.basis);
         return t20_failed(share, fmt::format("{}: {}", what, t20_survivors(c.completed)), accepted_share,
                           std::move(ev));
@@ -373,8 +373,9 @@ CheckResult check_failed_requests(const BenchResult* bench, const Snapshot* befo
         std::vector<std::string> who;
         if (client_says) who.push_back(c.basis);
         if (s.failed) who.push_back(fmt::format("the server's {} did not move", s.counters));
-        if (s.http_errors) who.push_back(fmt::format("the server answered no generation request with an HTTP error ({})",
-                                                     s.http_counter));
+        if (s.http_errors)
+            who.push_back(
+                fmt::format("the server answered no generation request with an HTTP error ({})", s.http_counter));
         const std::string n = c.completed ? with_commas(*c.completed) + " " : std::string();
         return t20_result(Status::pass, fmt::format("none of the {}requests failed: {}", n, t20_join(who, "; ")),
                           std::move(ev));

@@ -36,10 +36,10 @@ int run_client_counts(const Opts& o, const Common& common) {
         if (!loaded) return 2;
         return run_fleet(o.fleet, common, {TripwireId::T15, TripwireId::T18, TripwireId::T20},
                          [&](checks::RunEvidence& fleet) {
-            fleet.bench = loaded->evidence.bench;
-            fleet.max_failed_share = o.max_failed_share.value_or(0.0);
-            if (files.load_log) fleet.untimed_requests = untimed_requests_in(*files.load_log);
-        });
+                             fleet.bench = loaded->evidence.bench;
+                             fleet.max_failed_share = o.max_failed_share.value_or(0.0);
+                             if (files.load_log) fleet.untimed_requests = untimed_requests_in(*files.load_log);
+                         });
     }
     const Engine* found = nullptr;
     auto loaded = run::load_run(files, common.engine, [&](const Engine* e, const std::string& what) {

@@ -122,7 +122,8 @@ TEST_CASE("T20: the HTTP layer's 4xx and 5xx answers on the generation handlers 
     CHECK_THAT(fc.message, Contains("with an HTTP error"));
 
     // One change: the two answered 200. None failed, by both of the server's counters.
-    const Snapshot clean = vllm(16, 0, 1600, http_line("/v1/completions", "2xx", 18) + http_line("/tokenize", "4xx", 1));
+    const Snapshot clean =
+        vllm(16, 0, 1600, http_line("/v1/completions", "2xx", 18) + http_line("/tokenize", "4xx", 1));
     CheckResult p = check_failed_requests(nullptr, &before, &clean);
     INFO(p.message);
     CHECK(p.status == Status::pass);
@@ -144,7 +145,8 @@ TEST_CASE("T20: the HTTP layer's 4xx and 5xx answers on the generation handlers 
     auto sglang = [](const std::string& lines) {
         return snapshot_from_text("sglang:num_requests_total 5\nsglang:num_running_reqs 0\n" + lines, "sglang.prom");
     };
-    const std::string ok = "sglang:http_responses_total{endpoint=\"/generate\",method=\"POST\",status_code=\"200\"} 5\n";
+    const std::string ok =
+        "sglang:http_responses_total{endpoint=\"/generate\",method=\"POST\",status_code=\"200\"} 5\n";
     const Snapshot sg_before = sglang(ok);
     const Snapshot sg_after =
         sglang(ok + "sglang:http_responses_total{endpoint=\"/generate\",method=\"POST\",status_code=\"503\"} 3\n");

@@ -88,7 +88,8 @@ TEST_CASE("T21: TensorRT-LLM's benchmark_serving --save-detailed has no start ti
 
 TEST_CASE("T21 on the real SGLang and TensorRT-LLM client results: Can't tell, naming why", "[T21][shared]") {
     REQUIRE_REFERENCE(root);
-    for (const char* run : {"sglang-0.5/qwen3-8b-own-client/bench.jsonl", "trtllm-1.3/qwen3-8b-own-client/bench.json"}) {
+    for (const char* run :
+         {"sglang-0.5/qwen3-8b-own-client/bench.jsonl", "trtllm-1.3/qwen3-8b-own-client/bench.json"}) {
         INFO(run);
         const fs::path p = root / run;
         const BenchResult b = load_bench_result(p);

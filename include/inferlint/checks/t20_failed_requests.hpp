@@ -32,8 +32,8 @@ struct ServerFailures {
     // request_success, which T15 reads) also counts: vLLM's finished_reason abort/error; 0
     // where the failures have a counter of their own (SGLang, TensorRT-LLM).
     std::optional<double> in_finished_counter;
-    std::string counters;            // the series read, for the message
-    std::string problem;             // non-empty: a restart or a counter that is not a count
+    std::string counters;  // the series read, for the message
+    std::string problem;   // non-empty: a restart or a counter that is not a count
     // The HTTP server's own count of its answers (http_errors): nullopt where it exports none.
     std::optional<double> http_errors;   // 4xx and 5xx answers on the generation handlers
     std::optional<double> http_answers;  // every answer on them
