@@ -362,6 +362,13 @@ def fleet_part(r: Run, prom: str, replicas: list[str], sims: list, tmp: pathlib.
         check(got is not None and want is not None and got["status"] == want["status"] == "pass",
               f"client-counts --prometheus: T15 {got and got['status']} as direct {want and want['status']}: "
               f"{got and got['message']} / {want and want['message']}")
+        # T20 too, where the fleet has both sides: the load tool's result and the replicas' counters.
+        got, want = result_of(doc["fleet"]["results"], "T20"), result_of(d, "T20")
+        check(got is not None and want is not None and got["status"] == want["status"] == "pass" and
+              got["evidence"]["client_completed"] == want["evidence"]["client_completed"] and
+              got["evidence"]["server_http_errors"] == want["evidence"]["server_http_errors"],
+              f"client-counts --prometheus: T20 {got and got['status']} as direct {want and want['status']}: "
+              f"{got and got['message']} / {want and want['message']}")
 
     ser = r.cli("series", *win, "--requested", "12", "--json")
     doc = fleet_doc(ser, "fleet series")

@@ -100,6 +100,8 @@ FleetVerdicts check_fleet(const std::vector<ReplicaEvidence>& replicas, const Ru
         RunEvidence ev = r.evidence;
         // The requested concurrency is the fleet's: one replica's share of it is not known.
         if (several) ev.requested.reset();
+        // The failed share a user accepts (T20) is the fleet's, and so each replica's.
+        ev.max_failed_share = fleet.max_failed_share;
         RunVerdicts v = check_run(ev);
         if (r.resets > 0) restart_seen(v, r.resets);
         if (several) {

@@ -81,6 +81,26 @@ const char* kHowToTime =
     "vllm bench serve writes them with --save-detailed (xray asks for it); GuideLLM's benchmarks file, AIPerf's "
     "profile_export.jsonl, inference-perf's per-request file and inferlint.load/1 have them";
 
+// What writes the per-request times this tool's result lacks. SGLang's and TensorRT-LLM's
+// clients (vLLM's benchmark_serving as it was before start_times) record when each answer's
+// first token and chunks came, relative to its own start, but not when it started, even with
+// their detail flags, so their requests cannot be placed on one clock:
+//  - SGLang's bench_serving --output-details adds input_lens, output_lens, ttfts, itls,
+//    generated_texts and errors (python/sglang/bench_serving.py @
+//    0033168f0f58b2bc05aa0273bd475d9c01bafb1c, result_details);
+//  - TensorRT-LLM's benchmark_serving --save-detailed keeps input_lens, output_lens, ttfts,
+//    itls, e2els, generated_texts and errors (tensorrt_llm/serve/scripts/benchmark_serving.py
+//    @ 0228a71223416496ff056a157936bad2e42c762f).
+std::optional<std::string> t21_no_start_times(const std::string& tool) {
+    if (tool.rfind("sglang", 0) == 0)
+        return "SGLang's bench_serving writes no request's start time, not even with --output-details (which adds "
+               "only ttfts and itls)";
+    if (tool.rfind("tensorrt_llm", 0) == 0)
+        return "TensorRT-LLM's benchmark_serving writes no request's start time, not even with --save-detailed "
+               "(which adds only ttfts, itls and e2els)";
+    return std::nullopt;
+}
+
 }  // namespace
 
 ClientStreams client_streams(const LoadResult& load, double widen_s) {
@@ -166,6 +186,14 @@ CheckResult check_streams_vs_running(const LoadResult* load, const SeriesSummary
     r.evidence["client_in_flight_peak"] = c.in_flight_peak;
     r.evidence["client_streaming_peak"] = c.streaming_peak;
     if (c.streamed == 0) {
+        if (auto why = t21_no_start_times(load->tool)) {
+            r.evidence["tool_records_start_times"] = false;
+            r.message = fmt::format(
+                "Can't tell: {}'s result has no per-request start times: {}; run a client that records them "
+                "against the server ({})",
+                load->tool, *why, kHowToTime);
+            return r;
+        }
         r.message = fmt::format("Can't tell: {}'s result has no per-request start, first-token and end times ({})",
                                 load->tool, kHowToTime);
         return r;

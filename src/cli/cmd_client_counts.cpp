@@ -37,6 +37,7 @@ int run_client_counts(const Opts& o, const Common& common) {
         if (!loaded) return 2;
         return run_fleet(o.fleet, common, shown_by("client-counts"), [&](checks::RunEvidence& fleet) {
             fleet.bench = loaded->evidence.bench;
+            fleet.max_failed_share = o.max_failed_share.value_or(0.0);
             if (files.load_log) fleet.untimed_requests = untimed_requests_in(*files.load_log);
         });
     }

@@ -184,6 +184,7 @@ int run_fleet_report(const Opts& o, const Common& common) {
                           : bench && bench->max_concurrency ? checks::Requested::of(*bench->max_concurrency)
                                                             : std::nullopt;
     if (o.unique_prompts) in->fleet.unique_prompts = "--unique-prompts";
+    in->fleet.max_failed_share = o.max_failed_share.value_or(0.0);  // T20, the fleet's and each replica's
     // T19 on a cluster: the replicas' GPUs and who else holds them, from DCGM's series.
     if (!common.only || std::count(common.only->begin(), common.only->end(), TripwireId::T19))
         in->fleet.live.push_back(run::dcgm_gpu_shared(prom_source_of(o.fleet), in->window));

@@ -4,7 +4,10 @@
 #include "support.hpp"
 
 #include "inferlint/checks/fleet.hpp"
+#include "inferlint/parse/benchresult.hpp"
 #include "inferlint/run/prometheus.hpp"
+
+#include <fmt/format.h>
 
 using namespace inferlint;
 using Catch::Matchers::Contains;
@@ -140,4 +143,37 @@ TEST_CASE("fleet: across_replicas", "[fleet]") {
     r = checks::across_replicas(TripwireId::T9, {{"a", &pass}, {"b", nullptr}});
     CHECK(r.status == Status::unknown);
     CHECK_THAT(r.message, Contains("replica b: no verdict from this replica"));
+}
+
+TEST_CASE("fleet: T20 from the load tool's result and the union counters; the accepted share is every replica's",
+          "[fleet][T20]") {
+    // Two vLLM replicas: one aborted 1 of its 10 requests; the load tool counted 1 of 20 failed.
+    auto vllm = [](double stop, double abort) {
+        return snapshot_from_text(fmt::format("vllm:request_success_total{{finished_reason=\"stop\"}} {}\n"
+                                              "vllm:request_success_total{{finished_reason=\"abort\"}} {}\n"
+                                              "vllm:generation_tokens_total {}\n",
+                                              stop, abort, stop * 10),
+                                  "replica.prom");
+    };
+    checks::RunEvidence a, b;
+    a.before = vllm(0, 0), a.after = vllm(9, 1);
+    b.before = vllm(0, 0), b.after = vllm(10, 0);
+    std::vector<checks::ReplicaEvidence> replicas{{"a:8000", a, 0}, {"b:8000", b, 0}};
+    checks::RunEvidence fleet;
+    fleet.bench = parse_bench_result(R"({"completed": 19, "failed": 1, "num_prompts": 20})", "bench.json");
+    auto v = checks::check_fleet(replicas, fleet, 0.25);
+    CHECK(of(v.replicas[0].second, TripwireId::T20).status == Status::fail);
+    CHECK(of(v.replicas[1].second, TripwireId::T20).status == Status::pass);
+    const auto& failed = of(v.fleet, TripwireId::T20);
+    INFO(failed.message);
+    CHECK(failed.status == Status::fail);
+    // --max-failed-share 15: the fleet's 5% and replica a's 10% are both at or under it, so
+    // no replica's verdict overrides the fleet's warning.
+    fleet.max_failed_share = 0.15;
+    v = checks::check_fleet(replicas, fleet, 0.25);
+    CHECK(of(v.replicas[0].second, TripwireId::T20).status == Status::warn);
+    const auto& warned = of(v.fleet, TripwireId::T20);
+    INFO(warned.message);
+    CHECK(warned.status == Status::warn);
+    CHECK_THAT(warned.message, Contains("1 of 20 requests did not complete"));
 }

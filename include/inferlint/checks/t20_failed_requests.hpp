@@ -28,10 +28,28 @@ ClientFailures client_failures(const BenchResult& bench);
 struct ServerFailures {
     std::optional<double> failed;
     std::optional<double> finished;  // every request the server finished, failed ones included
-    std::string counters;            // the series read, for the message
-    std::string problem;             // non-empty: a restart or a counter that is not a count
+    // Of `failed`, those the engine's finished-request counter (engine metrics'
+    // request_success, which T15 reads) also counts: vLLM's finished_reason abort/error; 0
+    // where the failures have a counter of their own (SGLang, TensorRT-LLM).
+    std::optional<double> in_finished_counter;
+    std::string counters;  // the series read, for the message
+    std::string problem;   // non-empty: a restart or a counter that is not a count
+    // The HTTP server's own count of its answers (http_errors): nullopt where it exports none.
+    std::optional<double> http_errors;   // 4xx and 5xx answers on the generation handlers
+    std::optional<double> http_answers;  // every answer on them
+    std::string http_counter;            // the series read
+    Json http_by_answer;                 // {"/v1/completions 5xx": 2}, the errors by handler and status
+    double http_other_errors = 0;        // 4xx/5xx on other handlers (/tokenize ...), set aside
 };
 ServerFailures server_failures(const Snapshot& before, const Snapshot& after);
+
+// The HTTP error answers the server gave on its generation handlers between the snapshots,
+// from the HTTP layer's counter where the engine exports one (vLLM: http_requests_total
+// {handler,method,status="4xx"}; SGLang with --enable-metrics: sglang:http_responses_total
+// {endpoint,method,status_code="500"}; TensorRT-LLM: none). Fills the http_* fields of `out`;
+// leaves them nullopt when the counter is missing from either snapshot (never read as 0),
+// and sets `out.problem` when it went down between them.
+void add_http_errors(const Snapshot& before, const Snapshot& after, ServerFailures& out);
 
 // FAIL when either side says requests failed during the measured window, with the count,
 // the share and which figures cover only the survivors; WARN instead when the share is at
