@@ -449,7 +449,8 @@ std::vector<Tripwire> reference_tripwires() {
                  "and compares its completed requests and output tokens with the increase of the server's "
                  "finished-request and generated-token counters. Requests the client sends but leaves out "
                  "of its result (a test request, warm-ups), which its output in `load.log` reports, are "
-                 "allowed for.",
+                 "allowed for. Requests vLLM finished as aborted or errored, which the client counts as "
+                 "failed (T20), are set aside, and the message and evidence (`server_set_aside`) say so.",
         .command = "inferlint xray -o results/ -- vllm bench serve ...",
         .shown_by = {"client-counts", "report", "xray"},
         .needs = "need the load tool's result file",

@@ -27,8 +27,12 @@ Tripwire failed_requests() {
             "Passes when every side present says none failed. Can't tell without either side, or with "
             "counts that contradict themselves (negative, more failed than sent, none at all). vLLM's "
             "counter is vllm:request_success_total{finished_reason=\"abort\"} (and \"error\" where the release "
-            "has it), registered at start-up, so a server without the series is read as not saying; a request "
-            "refused with an HTTP error before the engine (400, 503) is in no counter, only in the load tool's.",
+            "has it), registered at start-up, so a server without the series is read as not saying. The HTTP "
+            "error answers (4xx, 5xx) the server gave on its generation handlers between the snapshots are a "
+            "second server-side witness where the engine exports them; an abort and its 500 can be one request, "
+            "so the server's count is the larger of the two, never their sum, and errors on other handlers "
+            "(/tokenize) are shown, not counted. A request refused before the engine is in that HTTP counter "
+            "where the engine exports one, else only in the load tool's count.",
         .command = "inferlint report RUN --bench-result RESULT [--max-failed-share PCT]",
         .shown_by = {"client-counts", "report", "xray"},
         .needs = "need the load tool's result or snapshots before and after",
@@ -37,13 +41,16 @@ Tripwire failed_requests() {
             "AIPerf's gpt-oss-20b run (../shared/loadtools/aiperf/examples-artifacts-run1): 11 of 100 "
             "requests cancelled, a failure; vllm bench serve on A100 (llm-d 2p1d) completed 240 of 250, a "
             "failure; its 250-of-250 repeat passes. The simulator with --sim-abort-every 4: a failure "
-            "(the client's failed count and the server's aborts); without it, a pass.",
+            "(the client's failed count, the server's aborts and its 2 /v1/completions 5xx answers); without it, a "
+            "pass.",
         .verified = "real load-tool files; the simulator end to end with the trap on and off",
-        .notes = {"",
+        .notes = {"HTTP answers: http_requests_total{handler,method,status}, the status grouped (\"4xx\", "
+                  "\"5xx\").",
                   "sglang:num_aborted_requests_total, written from the first abort on; read as 0 before it only "
-                  "where num_requests_total shows the collector was live.",
+                  "where num_requests_total shows the collector was live. HTTP answers: sglang:http_responses_total "
+                  "{endpoint,status_code,method}, with --enable-metrics.",
                   "1.3.0rc29 exports no counter of failed or cancelled requests: only the load tool's count. "
-                  "Newer releases export trtllm_request_error_total, read when present."},
+                  "Newer releases export trtllm_request_error_total, read when present. No HTTP answer counter."},
     };
 }
 

@@ -30,7 +30,9 @@ Tripwire streams_vs_running() {
             "is a warning naming it. When the clocks cannot be lined up, the recording's peak against the streaming "
             "peak, each stream counted from that slack before its first token. Can't tell without per-request "
             "times, with times out of order, negative or not numbers (naming the request), or without a recording "
-            "of the running gauge.",
+            "of the running gauge. SGLang's bench_serving (even with --output-details) and TensorRT-LLM's "
+            "benchmark_serving (even with --save-detailed) write no request's start time: there the message "
+            "says so and names the clients that do.",
         .command = "inferlint xray -o RUN --serve 'vllm serve MODEL' -- vllm bench serve ...",
         .shown_by = {"report", "xray"},
         .needs = "need the load tool's per-request times and a recording",
