@@ -29,7 +29,8 @@ Tripwire failed_requests() {
             "counter is vllm:request_success_total{finished_reason=\"abort\"} (and \"error\" where the release "
             "has it), registered at start-up, so a server without the series is read as not saying. The HTTP "
             "error answers (4xx, 5xx) the server gave on its generation handlers between the snapshots are a "
-            "second server-side witness where the engine exports them; an abort and its 500 can be one request, "
+            "second server-side witness where the engine exports them (vLLM: http_requests_total{handler,method,"
+            "status}, the status grouped as 4xx and 5xx); an abort and its 500 can be one request, "
             "so the server's count is the larger of the two, never their sum, and errors on other handlers "
             "(/tokenize) are shown, not counted. A request refused before the engine is in that HTTP counter "
             "where the engine exports one, else only in the load tool's count.",
@@ -44,8 +45,7 @@ Tripwire failed_requests() {
             "(the client's failed count, the server's aborts and its 2 /v1/completions 5xx answers); without it, a "
             "pass.",
         .verified = "real load-tool files; the simulator end to end with the trap on and off",
-        .notes = {"HTTP answers: http_requests_total{handler,method,status}, the status grouped (\"4xx\", "
-                  "\"5xx\").",
+        .notes = {"",
                   "sglang:num_aborted_requests_total, written from the first abort on; read as 0 before it only "
                   "where num_requests_total shows the collector was live. HTTP answers: sglang:http_responses_total "
                   "{endpoint,status_code,method}, with --enable-metrics.",

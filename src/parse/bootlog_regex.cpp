@@ -228,6 +228,37 @@ void from_cmatch(const std::cmatch& cm, const char* window, Match& m) {
 
 }  // namespace
 
+namespace {
+
+template <class T, class Read>
+std::optional<T> group_as(std::string_view line, const Regex& rx, std::size_t at, Read read) {
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return read(group(m, 1));
+}
+
+}  // namespace
+
+std::optional<std::string> group_text(std::string_view line, const Regex& rx, std::size_t at) {
+    return group_as<std::string>(line, rx, at, [](std::string_view g) { return std::optional(std::string(g)); });
+}
+std::optional<long long> group_int(std::string_view line, const Regex& rx, std::size_t at) {
+    return group_as<long long>(line, rx, at, to_int);
+}
+std::optional<double> group_float(std::string_view line, const Regex& rx, std::size_t at) {
+    return group_as<double>(line, rx, at, to_float);
+}
+std::optional<long long> group_int_commas(std::string_view line, const Regex& rx, std::size_t at) {
+    return group_as<long long>(line, rx, at, to_int_commas);
+}
+std::optional<double> group_float_commas(std::string_view line, const Regex& rx, std::size_t at) {
+    return group_as<double>(line, rx, at, to_float_commas);
+}
+bool matches(std::string_view line, const Regex& rx, std::size_t at) {
+    Match m;
+    return search_bounded(line, rx, m, at);
+}
+
 bool search_bounded(std::string_view line, const Regex& rx, Match& m, std::size_t near) {
     if (line.size() > kRegexWindow) {
         if (near == std::string_view::npos) near = 0;

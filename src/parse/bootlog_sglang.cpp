@@ -116,46 +116,26 @@ Out limits(std::string_view line, std::size_t at) {
     return Json::array({*tok, *n});
 }
 
-Out default_backend(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Attention backend not specified\. Use (\w+) backend by default)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char default_backend_rx[] = R"(Attention backend not specified\. Use (\w+) backend by default)";
+constexpr Extractor default_backend = text_of<default_backend_rx>;
 
 // ---- beyond the Python tool (T17)
 
-Out kv_dtype(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(KV Cache is allocated\. dtype: ([^,\s]+),)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char kv_dtype_rx[] = R"(KV Cache is allocated\. dtype: ([^,\s]+),)";
+constexpr Extractor kv_dtype = text_of<kv_dtype_rx>;
 
 // "Using KV cache dtype: torch.bfloat16" (model_runner.py, before the pool line).
-Out kv_dtype_using(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Using KV cache dtype: ([^,\s]+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char kv_dtype_using_rx[] = R"(Using KV cache dtype: ([^,\s]+))";
+constexpr Extractor kv_dtype_using = text_of<kv_dtype_using_rx>;
 
 // Hybrid linear-attention models: "Linear attention kernel backend: decode=triton,
 // prefill=triton, verify=triton" (the full-attention layers keep the backend named apart).
-Out linear_backend(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Linear attention kernel backend: decode=(\w+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char linear_backend_rx[] = R"(Linear attention kernel backend: decode=(\w+))";
+constexpr Extractor linear_backend = text_of<linear_backend_rx>;
 
 // "Overriding draft attention backend to flashinfer." (speculative decoding's drafter).
-Out draft_backend(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Overriding draft attention backend to (\w+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char draft_backend_rx[] = R"(Overriding draft attention backend to (\w+))";
+constexpr Extractor draft_backend = text_of<draft_backend_rx>;
 
 // "max_total_num_tokens=32096, chunked_prefill_size=4096, ..., context_len=16384, ..."
 Out realized_limits(std::string_view line, std::size_t at) {

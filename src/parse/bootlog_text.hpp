@@ -203,6 +203,23 @@ inline constexpr std::size_t kRegexWindow = 4096;
 // `near`: where the anchor was found, so the window keeps it. The groups point into `line`.
 bool search_bounded(std::string_view line, const Regex& rx, Match& m, std::size_t near = 0);
 
+// The first group of `rx` in the line (searched as search_bounded does, near `at`), as text
+// or as a number read as Python reads it (below); nullopt where the line does not match or
+// the group is not that number. matches(): whether the line matches at all.
+std::optional<std::string> group_text(std::string_view line, const Regex& rx, std::size_t at);
+std::optional<long long> group_int(std::string_view line, const Regex& rx, std::size_t at);
+std::optional<double> group_float(std::string_view line, const Regex& rx, std::size_t at);
+std::optional<long long> group_int_commas(std::string_view line, const Regex& rx, std::size_t at);
+std::optional<double> group_float_commas(std::string_view line, const Regex& rx, std::size_t at);
+bool matches(std::string_view line, const Regex& rx, std::size_t at);
+
+// A fact of the boot-log tables (a JSON value) from a value read off a line; nullopt stays
+// nullopt: the line does not say it.
+template <class T>
+std::optional<Json> fact(const std::optional<T>& v) {
+    return v ? std::optional<Json>(Json(*v)) : std::nullopt;
+}
+
 // Python float() / int() of a captured number: strict, nullopt where Python raises.
 std::optional<double> to_float(std::string_view s);
 std::optional<long long> to_int(std::string_view s);
@@ -218,6 +235,39 @@ double round2(double x);
 // A value read from one line, or nullopt when the pattern does not match or its value
 // does not convert (Python's ValueError/SyntaxError): the next pattern is then tried.
 using Extractor = std::optional<Json> (*)(std::string_view line, std::size_t anchor_at);
+
+// Extractors made from a pattern alone (`P`, a constexpr pattern): its first group as text,
+// a whole number or a float (with or without thousands separators), or true where it matches.
+template <const char* P>
+std::optional<Json> text_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
+    return fact(group_text(line, rx, at));
+}
+template <const char* P>
+std::optional<Json> int_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
+    return fact(group_int(line, rx, at));
+}
+template <const char* P>
+std::optional<Json> float_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
+    return fact(group_float(line, rx, at));
+}
+template <const char* P>
+std::optional<Json> int_commas_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
+    return fact(group_int_commas(line, rx, at));
+}
+template <const char* P>
+std::optional<Json> float_commas_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
+    return fact(group_float_commas(line, rx, at));
+}
+template <const char* P>
+std::optional<Json> flag_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
+    return matches(line, rx, at) ? std::optional<Json>(true) : std::nullopt;
+}
 
 // Whether a field is one of the Python tool's (its values are kept for `conflicts`, an
 // unreadable line goes to `unparsed`) or read beyond it (RealizedFacts): those change

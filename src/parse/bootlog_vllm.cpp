@@ -14,12 +14,8 @@ namespace {
 
 using Out = std::optional<Json>;
 
-Out version(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Initializing a V1 LLM engine \(v([^)\s]+)\))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char version_rx[] = R"(Initializing a V1 LLM engine \(v([^)\s]+)\))";
+constexpr Extractor version = text_of<version_rx>;
 
 Out non_default_args(std::string_view line, std::size_t) { return dict_after(line, "non-default args: "); }
 
@@ -30,20 +26,24 @@ std::string strip_quotes(std::string_view s) {
     return std::string(s);
 }
 
+// The backends a "potential backends: [...]" list names, unquoted. split(",") keeps empty
+// pieces: "[]" gives one empty candidate, as in Python.
+Json candidates_of(std::string_view list) {
+    Json candidates = Json::array();
+    for (;;) {
+        auto comma = list.find(',');
+        candidates.push_back(strip_quotes(list.substr(0, comma)));
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return candidates;
+}
+
 Out backend_with_candidates(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Using (\w+) attention backend out of potential backends: \[([^\]]*)\])");
     Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    Json candidates = Json::array();
-    std::string_view c = group(m, 2);
-    // split(",") keeps empty pieces: "[]" gives one empty candidate, as in Python.
-    for (;;) {
-        auto comma = c.find(',');
-        candidates.push_back(strip_quotes(c.substr(0, comma)));
-        if (comma == std::string_view::npos) break;
-        c.remove_prefix(comma + 1);
-    }
-    return Json::array({std::string(group(m, 1)), candidates});
+    return Json::array({std::string(group(m, 1)), candidates_of(group(m, 2))});
 }
 
 bool enum_backend_anchor(std::string_view line) {
@@ -59,21 +59,11 @@ Out backend_requested(std::string_view line, std::size_t at) {
     return Json::array({std::string(group(m, 1)), Json::array()});
 }
 
-Out block_size(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Setting attention block size to (\d+) tokens)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto v = to_int(group(m, 1));
-    return v ? Out(*v) : std::nullopt;
-}
+constexpr char block_size_rx[] = R"(Setting attention block size to (\d+) tokens)";
+constexpr Extractor block_size = int_of<block_size_rx>;
 
-Out mamba_padding(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Padding mamba page size by ([\d.]+)%)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto v = to_float(group(m, 1));
-    return v ? Out(*v) : std::nullopt;
-}
+constexpr char mamba_padding_rx[] = R"(Padding mamba page size by ([\d.]+)%)";
+constexpr Extractor mamba_padding = float_of<mamba_padding_rx>;
 
 Out kv_pool(std::string_view line, std::size_t at) {
     INFERLINT_RX(
@@ -135,15 +125,7 @@ Out backend_rocm_override(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(Overriding with (\w+) out of potential backends: \[([^\]]*)\])");
     Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    Json candidates = Json::array();
-    std::string_view c = group(m, 2);
-    for (;;) {
-        auto comma = c.find(',');
-        candidates.push_back(strip_quotes(c.substr(0, comma)));
-        if (comma == std::string_view::npos) break;
-        c.remove_prefix(comma + 1);
-    }
-    return Json::array({std::string(group(m, 1)), candidates});
+    return Json::array({std::string(group(m, 1)), candidates_of(group(m, 2))});
 }
 
 bool rocm_override_anchor(std::string_view line) { return line.find("Overriding with ") != std::string_view::npos; }
@@ -152,10 +134,7 @@ bool rocm_override_anchor(std::string_view line) { return line.find("Overriding 
 template <const char* Pattern>
 Out one_gib(std::string_view line, std::size_t at) {
     static const Regex rx(Pattern);
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto v = to_float_commas(group(m, 1));
-    return v ? Out(*v) : std::nullopt;
+    return fact(group_float_commas(line, rx, at));
 }
 
 constexpr char kAvailable[] = R"(Available KV cache memory: ([\d.]+) GiB)";
@@ -195,20 +174,11 @@ Out cudagraph_downgrade(std::string_view line, std::size_t at) {
 
 // ---- beyond the Python tool (T17): what the engine says it ran
 
-Out kv_dtype_line(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Using (\w+) data type to store kv cache)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char kv_dtype_line_rx[] = R"(Using (\w+) data type to store kv cache)";
+constexpr Extractor kv_dtype_line = text_of<kv_dtype_line_rx>;
 
-Out gpu_utilization(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Desired GPU memory utilization is \(([\d.]+),)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto v = to_float(group(m, 1));
-    return v ? Out(*v) : std::nullopt;
-}
+constexpr char gpu_utilization_rx[] = R"(Desired GPU memory utilization is \(([\d.]+),)";
+constexpr Extractor gpu_utilization = float_of<gpu_utilization_rx>;
 
 // The periodic stats line; its value is the "Preemptions: N" it carries, else null:
 // "Engine 000: Avg prompt throughput: 83.2 tokens/s, Avg generation throughput: 201.2

@@ -48,7 +48,8 @@ TEST_CASE("catalog: each command prints the tripwires its rows say it shows", "[
     const auto check_log = catalog_ids("check-log");
     for (const auto& id : boot) CHECK(check_log.count(id) == 1);
     CHECK(boot.count("T12") == 1);
-    const auto report = printed({"report", d.string(), "--json"});
+    const fs::path page = testsupport::scratch_dir("shown-by") / "report.html";  // not into the fixture
+    const auto report = printed({"report", d.string(), "-o", page.string(), "--json"});
     const auto report_rows = catalog_ids("report");
     for (const auto& id : report) CHECK(report_rows.count(id) == 1);
     CHECK(report.size() >= 10);

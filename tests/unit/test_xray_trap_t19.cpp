@@ -12,17 +12,9 @@ using Catch::Matchers::Contains;
 
 namespace xraytrap19 {
 
-struct T19Run {
-    Ran ran;
-    Json xray;    // results.json's T19
-    Json report;  // `report RUN --json`'s T19
-};
+using T19Run = TrapVerdicts;
 
-Json t19_pick(const Json& list, const std::string& id) {
-    for (const auto& r : list)
-        if (r["tripwire"] == id) return r;
-    return nullptr;
-}
+Json t19_pick(const Json& list, const std::string& id) { return verdict_of(list, id); }
 
 // Sets the environment the simulator's nvidia-smi reads, for this process and its
 // children, and puts it back when done.
@@ -49,15 +41,9 @@ T19Run t19_xray(const Sandbox& sb, const std::string& tenant) {
     plan.serve = serve_cmd(sb, port, "--sim-time-scale 20");
     plan.load = bench_cmd(sb, port, 8, 4, 64, 96);
     plan.interval_s = 0.05;
-    T19Run run{run_xray(plan), nullptr, nullptr};
+    T19Run run = xray_and_report(sb, std::move(plan), "T19");
     INFO(run.ran.text());
     REQUIRE(fs::is_regular_file(sb.out() / "gpu.jsonl"));
-    run.xray = t19_pick(run.ran.results["results"], "T19");
-    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"},
-                                    "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
-    INFO(rep.err);
-    run.report = t19_pick(Json::parse(rep.out), "T19");
-    require_all_gone(sb.out() / "boot.log");
     return run;
 }
 

@@ -9,17 +9,9 @@ using Catch::Matchers::Contains;
 
 namespace xraytrap20 {
 
-struct T20Run {
-    Ran ran;
-    Json xray;    // results.json's T20
-    Json report;  // `report RUN --json`'s T20
-};
+using T20Run = TrapVerdicts;
 
-Json t20_pick(const Json& list) {
-    for (const auto& r : list)
-        if (r["tripwire"] == "T20") return r;
-    return nullptr;
-}
+Json t20_pick(const Json& list) { return verdict_of(list, "T20"); }
 
 T20Run t20_xray(const Sandbox& sb, const std::string& serve_extra) {
     const int port = free_port();
@@ -28,15 +20,7 @@ T20Run t20_xray(const Sandbox& sb, const std::string& serve_extra) {
     plan.serve = serve_cmd(sb, port, "--sim-time-scale 20" + serve_extra);
     plan.load = bench_cmd(sb, port, 8, 4, 64, 96);
     plan.interval_s = 0.05;
-    T20Run run{run_xray(plan), nullptr, nullptr};
-    INFO(run.ran.text());
-    run.xray = t20_pick(run.ran.results["results"]);
-    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"},
-                                    "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
-    INFO(rep.err);
-    run.report = t20_pick(Json::parse(rep.out));
-    require_all_gone(sb.out() / "boot.log");
-    return run;
+    return xray_and_report(sb, std::move(plan), "T20");
 }
 
 }  // namespace xraytrap20

@@ -13,17 +13,9 @@ using Catch::Matchers::Contains;
 
 namespace xraytrap21 {
 
-struct T21Run {
-    Ran ran;
-    Json xray;    // results.json's T21
-    Json report;  // `report RUN --json`'s T21
-};
+using T21Run = TrapVerdicts;
 
-Json t21_pick(const Json& list, const std::string& id) {
-    for (const auto& r : list)
-        if (r["tripwire"] == id) return r;
-    return nullptr;
-}
+Json t21_pick(const Json& list, const std::string& id) { return verdict_of(list, id); }
 
 T21Run t21_xray(const Sandbox& sb, const std::string& mode) {
     const int port = free_port();
@@ -35,16 +27,10 @@ T21Run t21_xray(const Sandbox& sb, const std::string& mode) {
     plan.serve = serve_cmd(sb, port, "--sim-time-scale 5 --num-gpu-blocks-override 1700 " + mode);
     plan.load = bench_cmd(sb, port, 32, 32, 88, 1000);
     plan.interval_s = 0.05;
-    T21Run run{run_xray(plan), nullptr, nullptr};
+    T21Run run = xray_and_report(sb, std::move(plan), "T21");
     INFO(run.ran.text());
     REQUIRE(fs::is_regular_file(sb.out() / "bench.json"));
     CHECK(util::read_file(sb.out() / "bench.json").find("\"start_times\"") != std::string::npos);
-    run.xray = t21_pick(run.ran.results["results"], "T21");
-    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"},
-                                    "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
-    INFO(rep.err);
-    run.report = t21_pick(Json::parse(rep.out), "T21");
-    require_all_gone(sb.out() / "boot.log");
     return run;
 }
 

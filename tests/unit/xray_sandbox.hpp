@@ -140,10 +140,7 @@ inline Ran run_xray(xray::Plan plan, std::function<void(xray::Stage)> on_stage =
     xray::Callbacks cb;
     cb.say = [&r](const std::string& l) { r.lines.push_back(l); };
     cb.on_stage = std::move(on_stage);
-    auto t0 = std::chrono::steady_clock::now();
     r.outcome = xray::run(plan, cb, quiet_machine());
-    INFO(r.text());
-    CHECK(since(t0) < 50);
     r.exit = xray::exit_code(r.outcome, plan.strict);
     r.results = Json::parse(util::read_file(plan.out / "results.json"));
     return r;
@@ -181,5 +178,31 @@ struct LateSignal {
         if (t.joinable()) t.join();
     }
 };
+
+// One tripwire's verdict as xray gave it (results.json) and as `report RUN --json` gives it
+// again from the run folder, the run's server gone: what each trap test holds side by side.
+struct TrapVerdicts {
+    Ran ran;
+    Json xray;    // results.json's verdict; null: none
+    Json report;  // `report RUN --json`'s; null: none
+};
+
+inline Json verdict_of(const Json& list, const std::string& tripwire) {
+    for (const auto& r : list)
+        if (r["tripwire"] == tripwire) return r;
+    return nullptr;
+}
+
+inline TrapVerdicts xray_and_report(const Sandbox& sb, xray::Plan plan, const std::string& tripwire) {
+    TrapVerdicts t{run_xray(std::move(plan)), nullptr, nullptr};
+    INFO(t.ran.text());
+    t.xray = verdict_of(t.ran.results["results"], tripwire);
+    auto rep = testsupport::run_cli({"report", sb.out().string(), "--json"},
+                                    "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ");
+    INFO(rep.err);
+    t.report = verdict_of(Json::parse(rep.out), tripwire);
+    require_all_gone(sb.out() / "boot.log");
+    return t;
+}
 
 }  // namespace xraytest
