@@ -236,38 +236,28 @@ double round2(double x);
 // does not convert (Python's ValueError/SyntaxError): the next pattern is then tried.
 using Extractor = std::optional<Json> (*)(std::string_view line, std::size_t anchor_at);
 
-// Extractors made from a pattern alone (`P`, a constexpr pattern): its first group as text,
-// a whole number or a float (with or without thousands separators), or true where it matches.
-template <const char* P>
-std::optional<Json> text_of(std::string_view line, std::size_t at) {
+// Extractors made from a pattern alone (`P`, a constexpr pattern): its first group read by
+// `Read` (group_text, group_int, ...), or true where it matches (flag_of).
+template <const char* P, auto Read>
+std::optional<Json> pattern_fact(std::string_view line, std::size_t at) {
     static const Regex rx(P);
-    return fact(group_text(line, rx, at));
+    return fact(Read(line, rx, at));
 }
 template <const char* P>
-std::optional<Json> int_of(std::string_view line, std::size_t at) {
-    static const Regex rx(P);
-    return fact(group_int(line, rx, at));
+constexpr Extractor text_of = pattern_fact<P, group_text>;
+template <const char* P>
+constexpr Extractor int_of = pattern_fact<P, group_int>;
+template <const char* P>
+constexpr Extractor float_of = pattern_fact<P, group_float>;
+template <const char* P>
+constexpr Extractor int_commas_of = pattern_fact<P, group_int_commas>;
+template <const char* P>
+constexpr Extractor float_commas_of = pattern_fact<P, group_float_commas>;
+inline std::optional<bool> matched(std::string_view line, const Regex& rx, std::size_t at) {
+    return matches(line, rx, at) ? std::optional<bool>(true) : std::nullopt;
 }
 template <const char* P>
-std::optional<Json> float_of(std::string_view line, std::size_t at) {
-    static const Regex rx(P);
-    return fact(group_float(line, rx, at));
-}
-template <const char* P>
-std::optional<Json> int_commas_of(std::string_view line, std::size_t at) {
-    static const Regex rx(P);
-    return fact(group_int_commas(line, rx, at));
-}
-template <const char* P>
-std::optional<Json> float_commas_of(std::string_view line, std::size_t at) {
-    static const Regex rx(P);
-    return fact(group_float_commas(line, rx, at));
-}
-template <const char* P>
-std::optional<Json> flag_of(std::string_view line, std::size_t at) {
-    static const Regex rx(P);
-    return matches(line, rx, at) ? std::optional<Json>(true) : std::nullopt;
-}
+constexpr Extractor flag_of = pattern_fact<P, matched>;
 
 // Whether a field is one of the Python tool's (its values are kept for `conflicts`, an
 // unreadable line goes to `unparsed`) or read beyond it (RealizedFacts): those change

@@ -39,12 +39,17 @@ Json candidates_of(std::string_view list) {
     return candidates;
 }
 
-Out backend_with_candidates(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Using (\w+) attention backend out of potential backends: \[([^\]]*)\])");
+// The backend a line names (group 1) with the candidates it lists (group 2; none when the
+// pattern has no list): [backend, [candidates...]].
+template <const char* P, bool kList>
+Out backend_of(std::string_view line, std::size_t at) {
+    static const Regex rx(P);
     Match m;
     if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Json::array({std::string(group(m, 1)), candidates_of(group(m, 2))});
+    return Json::array({std::string(group(m, 1)), kList ? candidates_of(group(m, 2)) : Json::array()});
 }
+
+constexpr char kWithCandidates[] = R"(Using (\w+) attention backend out of potential backends: \[([^\]]*)\])";
 
 bool enum_backend_anchor(std::string_view line) {
     INFERLINT_RX(rx, R"(Using AttentionBackendEnum\.\w+ backend\.)");
@@ -52,12 +57,7 @@ bool enum_backend_anchor(std::string_view line) {
     return search_bounded(line, rx, m, line.find("Using AttentionBackendEnum."));
 }
 
-Out backend_requested(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Using AttentionBackendEnum\.(\w+) backend\.\s*$)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Json::array({std::string(group(m, 1)), Json::array()});
-}
+constexpr char kRequested[] = R"(Using AttentionBackendEnum\.(\w+) backend\.\s*$)";
 
 constexpr char block_size_rx[] = R"(Setting attention block size to (\d+) tokens)";
 constexpr Extractor block_size = int_of<block_size_rx>;
@@ -112,30 +112,14 @@ constexpr char kGraphShare[] = R"(([\d.]+) GiB for CUDAGraph memory)";
 
 // ROCm and others that name the backend the flag chose: "Using ROCM_AITER_FA backend
 // (selected via --attention-backend)."
-Out backend_selected_via_flag(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Using (\w+) backend \(selected via --attention-backend\))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Json::array({std::string(group(m, 1)), Json::array()});
-}
+constexpr char kSelectedViaFlag[] = R"(Using (\w+) backend \(selected via --attention-backend\))";
 
 // ROCm's own choice when none was asked: "Found incompatible backend(s) [...] ... Overriding
 // with ROCM_ATTN out of potential backends: ['ROCM_ATTN', ...]" (vllm/platforms/rocm.py).
-Out backend_rocm_override(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Overriding with (\w+) out of potential backends: \[([^\]]*)\])");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Json::array({std::string(group(m, 1)), candidates_of(group(m, 2))});
-}
+constexpr char kRocmOverride[] = R"(Overriding with (\w+) out of potential backends: \[([^\]]*)\])";
 
 bool rocm_override_anchor(std::string_view line) { return line.find("Overriding with ") != std::string_view::npos; }
 
-// A field whose value is one number in GiB.
-template <const char* Pattern>
-Out one_gib(std::string_view line, std::size_t at) {
-    static const Regex rx(Pattern);
-    return fact(group_float_commas(line, rx, at));
-}
 
 constexpr char kAvailable[] = R"(Available KV cache memory: ([\d.]+) GiB)";
 constexpr char kEstimated[] = R"(Estimated CUDA graph memory: ([\d.]+) GiB total)";
@@ -273,26 +257,26 @@ const std::vector<Field>& vllm_fields() {
     static const std::vector<Field> fields{
         {"vllm_version", "Initializing a V1 LLM engine", nullptr, {version}},
         {"non_default_args", "non-default args:", nullptr, {non_default_args}},
-        {"selected_backend", "attention backend out of potential backends", nullptr, {backend_with_candidates}},
+        {"selected_backend", "attention backend out of potential backends", nullptr, {backend_of<kWithCandidates, true>}},
         // With a backend requested there is no candidate list, only this line. The trailing
         // " backend." keeps the vision encoder's "Using AttentionBackendEnum.X for
         // MMEncoderAttention." out.
-        {"selected_backend", "Using AttentionBackendEnum.", enum_backend_anchor, {backend_requested}},
+        {"selected_backend", "Using AttentionBackendEnum.", enum_backend_anchor, {backend_of<kRequested, false>}},
         {"attention_block_size", "Setting attention block size to", nullptr, {block_size}},
         {"mamba_page_padding_pct", "Padding mamba page size by", nullptr, {mamba_padding}},
         {"kv_pool", "GPU KV cache size:", nullptr, {kv_pool, kv_pool_bare}},
         {"kv_pool", "XPU KV cache size:", nullptr, {kv_pool, kv_pool_bare}},
         {"max_concurrency", "Maximum concurrency for", max_concurrency_alone, {max_concurrency}},
-        {"available_kv_cache_gib", "Available KV cache memory:", nullptr, {one_gib<kAvailable>}},
-        {"available_kv_cache_gib", "GiB memory for KV Cache", nullptr, {one_gib<kReserved>}},
-        {"available_kv_cache_gib", "the available KV cache memory (", nullptr, {one_gib<kAvailableInError>}},
-        {"selected_backend", "(selected via --attention-backend)", nullptr, {backend_selected_via_flag}},
-        {"selected_backend", "out of potential backends", rocm_override_anchor, {backend_rocm_override}},
+        {"available_kv_cache_gib", "Available KV cache memory:", nullptr, {float_commas_of<kAvailable>}},
+        {"available_kv_cache_gib", "GiB memory for KV Cache", nullptr, {float_commas_of<kReserved>}},
+        {"available_kv_cache_gib", "the available KV cache memory (", nullptr, {float_commas_of<kAvailableInError>}},
+        {"selected_backend", "(selected via --attention-backend)", nullptr, {backend_of<kSelectedViaFlag, false>}},
+        {"selected_backend", "out of potential backends", rocm_override_anchor, {backend_of<kRocmOverride, true>}},
         {"model_load", "Model loading took", nullptr, {model_load}},
-        {"cudagraph_estimated_gib", "Estimated CUDA graph memory:", nullptr, {one_gib<kEstimated>}},
-        {"cudagraph_actual_gib", "CUDA graph pool memory:", nullptr, {one_gib<kActual>}},
+        {"cudagraph_estimated_gib", "Estimated CUDA graph memory:", nullptr, {float_commas_of<kEstimated>}},
+        {"cudagraph_actual_gib", "CUDA graph pool memory:", nullptr, {float_commas_of<kActual>}},
         {"memory_split", "GiB for consumed memory", nullptr, {memory_split}},
-        {"compile_s", "torch.compile took", nullptr, {one_gib<kCompile>}},
+        {"compile_s", "torch.compile took", nullptr, {float_commas_of<kCompile>}},
         {"cudagraph_mode_downgrade", "is not supported with spec-decode", nullptr, {cudagraph_downgrade}},
         // Beyond the Python tool (T17).
         {"vllm_engine_config", "Initializing a V1 LLM engine", nullptr, {engine_config}, Reference::beyond},
@@ -302,7 +286,7 @@ const std::vector<Field>& vllm_fields() {
          nullptr,
          {gpu_utilization},
          Reference::beyond},
-        {"vllm_cudagraph_memory_gib", "GiB for CUDAGraph memory", nullptr, {one_gib<kGraphShare>}, Reference::beyond},
+        {"vllm_cudagraph_memory_gib", "GiB for CUDAGraph memory", nullptr, {float_commas_of<kGraphShare>}, Reference::beyond},
         {"vllm_stats_line", "Avg prompt throughput:", nullptr, {stats_line}, Reference::beyond},
     };
     return fields;
