@@ -195,10 +195,10 @@ int run_fleet_report(const Opts& o, const Common& common) {
 // judged it (run::load_fleet_run).
 int run_fleet_folder_report(const Opts& o, const fs::path& run, run::LiveRecord live, const Common& common) {
     if (!o.before.empty() || !o.after.empty() || !o.series.empty() || !o.boot_logs.empty())
-        throw InputError(fmt::format(
-            "report: {} is a fleet's xray run: its replicas' files are read from their folders (give no "
-            "snapshot, series or boot-log files)",
-            run.string()));
+        throw InputError(
+            fmt::format("report: {} is a fleet's xray run: its replicas' files are read from their folders (give no "
+                        "snapshot, series or boot-log files)",
+                        run.string()));
     run::JudgeInput in = judge_input(o, {}, std::move(live), common);
     if (!o.bench_result.empty()) {
         in.files.bench = o.bench_result;
@@ -215,10 +215,10 @@ int run_fleet_folder_report(const Opts& o, const fs::path& run, run::LiveRecord 
     std::vector<std::string> sources;
     for (const auto& r : in.live->fleet->replicas) sources.push_back(r.folder + "/");
     const double step = fin.window.step_s;
-    return show_fleet(fin, common, o.title, std::move(sources),
-                      fmt::format("xray: {} servers recorded every {:g} s on one schedule", fin.window.replicas.size(),
-                                  step),
-                      !o.out.empty() ? fs::path(o.out) : run / "report.html");
+    return show_fleet(
+        fin, common, o.title, std::move(sources),
+        fmt::format("xray: {} servers recorded every {:g} s on one schedule", fin.window.replicas.size(), step),
+        !o.out.empty() ? fs::path(o.out) : run / "report.html");
 }
 
 int run_report(Opts o, const Common& common) {

@@ -466,9 +466,9 @@ private:
     // The last line's length when it was a prefixed line of a failure found on it: a
     // terminal that hard-wraps it continues it on the next line (failures.cpp, rejoin).
     std::size_t wrap_candidate_len_ = 0;
-    long long wrap_from_ = 0;                 // the line of that failure
-    void rejoin(const LineScan& s);           // that failure's text goes on with this line
-    bool wrap_at_space_ = false;  // that line ended in a space the failure's text trimmed off
+    long long wrap_from_ = 0;        // the line of that failure
+    void rejoin(const LineScan& s);  // that failure's text goes on with this line
+    bool wrap_at_space_ = false;     // that line ended in a space the failure's text trimmed off
     LineScan scan_;
     std::size_t needles_at_;  // where this walk's needles start in line_needles()
 };

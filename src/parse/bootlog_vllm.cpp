@@ -120,7 +120,6 @@ constexpr char kRocmOverride[] = R"(Overriding with (\w+) out of potential backe
 
 bool rocm_override_anchor(std::string_view line) { return line.find("Overriding with ") != std::string_view::npos; }
 
-
 constexpr char kAvailable[] = R"(Available KV cache memory: ([\d.]+) GiB)";
 constexpr char kEstimated[] = R"(Estimated CUDA graph memory: ([\d.]+) GiB total)";
 constexpr char kActual[] = R"(CUDA graph pool memory: ([\d.]+) GiB \(actual\))";
@@ -257,7 +256,10 @@ const std::vector<Field>& vllm_fields() {
     static const std::vector<Field> fields{
         {"vllm_version", "Initializing a V1 LLM engine", nullptr, {version}},
         {"non_default_args", "non-default args:", nullptr, {non_default_args}},
-        {"selected_backend", "attention backend out of potential backends", nullptr, {backend_of<kWithCandidates, true>}},
+        {"selected_backend",
+         "attention backend out of potential backends",
+         nullptr,
+         {backend_of<kWithCandidates, true>}},
         // With a backend requested there is no candidate list, only this line. The trailing
         // " backend." keeps the vision encoder's "Using AttentionBackendEnum.X for
         // MMEncoderAttention." out.
@@ -286,7 +288,11 @@ const std::vector<Field>& vllm_fields() {
          nullptr,
          {gpu_utilization},
          Reference::beyond},
-        {"vllm_cudagraph_memory_gib", "GiB for CUDAGraph memory", nullptr, {float_commas_of<kGraphShare>}, Reference::beyond},
+        {"vllm_cudagraph_memory_gib",
+         "GiB for CUDAGraph memory",
+         nullptr,
+         {float_commas_of<kGraphShare>},
+         Reference::beyond},
         {"vllm_stats_line", "Avg prompt throughput:", nullptr, {stats_line}, Reference::beyond},
     };
     return fields;

@@ -52,9 +52,7 @@ std::optional<T> field(const Json& doc, const char* key, const fs::path& path) {
 // A fleet's record: its replicas (each a plain folder name under the run's) and a window
 // that is one (finite, start before end, a positive step).
 FleetRecord fleet_record(const Json& j, const fs::path& path) {
-    auto bad = [&](const std::string& why) {
-        return InputError(fmt::format("{}: \"fleet\" {}", path.string(), why));
-    };
+    auto bad = [&](const std::string& why) { return InputError(fmt::format("{}: \"fleet\" {}", path.string(), why)); };
     if (!j.is_object() || !j.contains("replicas") || !j["replicas"].is_array()) throw bad("has no list of replicas");
     FleetRecord f;
     for (const auto& r : j["replicas"]) {

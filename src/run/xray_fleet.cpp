@@ -85,7 +85,8 @@ void Pipeline::judge_fleet() {
     std::optional<run::FleetRun> fleet_run = run::load_fleet_run(plan_.out, in);
     if (!fleet_run) throw InputError(fmt::format("{}: the fleet's files were refused", plan_.out.string()));
     for (const auto& n : fleet_run->notes) note(n);
-    const checks::FleetVerdicts v = checks::check_fleet(fleet_run->replicas, fleet_run->fleet, fleet_run->window.step_s);
+    const checks::FleetVerdicts v =
+        checks::check_fleet(fleet_run->replicas, fleet_run->fleet, fleet_run->window.step_s);
 
     say("== checks");
     o_.replicas.clear();
@@ -104,7 +105,7 @@ void Pipeline::judge_fleet() {
 }
 
 void Pipeline::write_fleet_page(checks::RunEvidence fleet_ev, const checks::FleetVerdicts& v, const run::FleetWindow& w,
-                           const Series& fleet_series) {
+                                const Series& fleet_series) {
     stage(Stage::report);
     checks::RunVerdicts shown_v = v.fleet;
     shown_v.results = o_.results;

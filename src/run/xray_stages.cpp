@@ -64,10 +64,10 @@ Step Pipeline::load() {
 Halt Pipeline::lost_in_load(const LoadRun& lr) {
     Halt h{.recorded = true};
     if (!fleet_) {
-        h.why = lr.server_exit
-                    ? fmt::format("the server stopped answering during the load: it exited with status {}",
-                                  *lr.server_exit)
-                    : fmt::format("the server stopped answering during the load: {}", slots_.front().after_missing);
+        h.why =
+            lr.server_exit
+                ? fmt::format("the server stopped answering during the load: it exited with status {}", *lr.server_exit)
+                : fmt::format("the server stopped answering during the load: {}", slots_.front().after_missing);
         return h;
     }
     std::string gone;
@@ -156,8 +156,9 @@ LoadRun Pipeline::record_load(const PreparedLoad& load) {
                 run::watch_all(targets, {.interval_s = plan_.interval_s, .start_mono_ns = tick0}, stop, scrape,
                                [this](const std::string& l) { note(l); });
             } else {
-                run::watch(targets.front().base_url, *files.front(), {.interval_s = plan_.interval_s}, stop, scrape,
-                           [this](const std::string& l) { note(l); }, engine_);
+                run::watch(
+                    targets.front().base_url, *files.front(), {.interval_s = plan_.interval_s}, stop, scrape,
+                    [this](const std::string& l) { note(l); }, engine_);
             }
         } catch (const std::exception& e) {
             note(fmt::format("the recording stopped: {}", e.what()));

@@ -175,7 +175,8 @@ TEST_CASE("live record: a fleet's replicas and window round-trip, and a bad one 
           R"({"replicas": [], "start": 1, "end": 2, "step": 1})",
           R"({"replicas": [{"name": "a", "folder": "a"}], "start": 1, "end": 2, "step": 1})",
           R"({"replicas": [{"name": "a", "url": "http://a", "folder": "a"}], "start": 1, "end": 2, "step": 0})"}) {
-        util::write_file(dir / "live.json", R"({"schema": "inferlint.live/1", "verdicts": [], "fleet": )" + fleet + "}");
+        util::write_file(dir / "live.json",
+                         R"({"schema": "inferlint.live/1", "verdicts": [], "fleet": )" + fleet + "}");
         INFO(fleet);
         try {
             run::read_live_record(dir);

@@ -143,8 +143,7 @@ TEST_CASE("xray on two replicas started by --serve: a folder each, verdicts each
         {"report", (plan.out / r.outcome.replicas[0].folder).string(), "-o", (sb.dir / "one.html").string()});
     CHECK(one.rc == 0);
     CHECK_THAT(one.out, Contains("[ T1] PASS"));
-    auto whole =
-        testsupport::run_cli({"report", plan.out.string(), "-o", (sb.dir / "whole.html").string(), "--json"});
+    auto whole = testsupport::run_cli({"report", plan.out.string(), "-o", (sb.dir / "whole.html").string(), "--json"});
     INFO(whole.err);
     REQUIRE(whole.rc == 0);
     const Json again = Json::parse(whole.out);
