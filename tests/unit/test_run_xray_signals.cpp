@@ -86,8 +86,120 @@ using namespace xraytest;
 using namespace xraysig;
 using Catch::Matchers::Contains;
 
-TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave no process and say where",
-          "[xray][sim][signals]") {
+namespace xraysig {
+
+// One signal in the middle of one stage, on one server or (fleet) on two replicas started
+// by --serve: the run stops there, says where and why, and leaves no process of its own.
+// Returns how many processes were left.
+int signal_case(const SignalCase& c, int sig, const char* sig_name, bool fleet) {
+    INFO("case: " << c.name << " / " << sig_name << (fleet ? " / fleet" : ""));
+    Sandbox sb(fmt::format("sig-{}-{}{}", c.name, sig, fleet ? "-fleet" : ""));
+    Marked mark(fmt::format("{}-{}{}", c.name, sig, fleet ? "-fleet" : ""));
+    xray::Plan plan;
+    plan.out = sb.out();
+    plan.timings = signal_timings();
+    // The boot is slow where the signal comes during it; the probe's requests take seconds
+    // at 1/20 speed.
+    const std::string boot_s = c.where == Where::boot ? "30" : "0.05";
+    const std::string extra = c.where == Where::probe ? "--sim-time-scale 0.05" : "--sim-time-scale 10";
+    std::vector<fs::path> boot_logs;
+    if (fleet) {
+        for (int i = 0; i < 2; ++i) {
+            const int port = free_port();
+            plan.replicas.push_back({.serve = serve_cmd(sb, port, extra, boot_s)});
+            boot_logs.push_back(sb.out() / fmt::format("127.0.0.1_{}", port) / "boot.log");
+        }
+    } else {
+        plan.serve = serve_cmd(sb, free_port(), extra, boot_s);
+        boot_logs.push_back(sb.out() / "boot.log");
+    }
+    plan.probe = c.where == Where::probe;
+    // The load signals xray itself while its own child runs on, deaf to SIGINT (a
+    // background job of a script): only the escalation to SIGTERM ends it.
+    plan.load = c.where == Where::load ? std::vector<std::string>{"/bin/sh", "-c",
+                                                                  fmt::format("sleep 30 & kill -s {} $PPID; wait",
+                                                                              std::string(sig_name).substr(3))}
+                                       : std::vector<std::string>{"/bin/true"};
+    std::atomic<bool> in_stage{false};
+    bool sent = false;
+    auto send = [&] {
+        if (!sent && in_stage) sent = true, ::raise(sig);
+    };
+    int gpu_reads = 0;
+    // The card reads busy before the start (the gate would wait its 2 s) and free after.
+    xray::Machine machine{[&]() -> std::vector<long long> {
+                              if (c.where == Where::gpu && ++gpu_reads == 2) send();
+                              if (c.where == Where::teardown) send();
+                              return {c.where == Where::gpu ? 50000LL : 0LL};
+                          },
+                          [] { return std::vector<int>{}; }};
+    std::vector<std::string> lines;
+    const auto t_start = std::chrono::steady_clock::now();
+    xray::Callbacks cb;
+    cb.on_stage = [&](xray::Stage s) {
+        const xray::Stage want[] = {xray::Stage::gpu,  xray::Stage::start,  xray::Stage::probe,
+                                    xray::Stage::load, xray::Stage::checks, xray::Stage::stop};
+        in_stage = s == want[static_cast<int>(c.where)];
+        // The checks stage prints nothing of its own: the signal comes as it begins.
+        if (c.where == Where::checks) send();
+    };
+    cb.say = [&](const std::string& l) {
+        lines.push_back(l);
+        // Mid-boot, once the log names the API server's process: a signal before the
+        // simulator has written a line (a loaded machine's slow exec) leaves no pid to
+        // check. The environment marker counts every process either way.
+        if (c.where == Where::boot && l.starts_with("   still starting") &&
+            (!server_pids(boot_logs.front()).empty() || since(t_start) > 2))
+            send();
+    };
+    std::thread late;
+    if (c.where == Where::probe) {
+        // The probe's first request is on its way for seconds: the signal comes meanwhile.
+        late = std::thread([&] {
+            auto t0 = std::chrono::steady_clock::now();
+            while (!in_stage && since(t0) < 60) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            if (in_stage) ::kill(::getpid(), sig);
+        });
+    }
+    const auto t_case = std::chrono::steady_clock::now();
+    auto o = run_plain(plan, cb, machine);
+    if (late.joinable()) late.join();
+    INFO("took " << since(t_case) << " s");
+    std::string text;
+    for (const auto& l : lines) text += l + "\n";
+    INFO(text);
+    const auto left = mark.left();
+    for (const auto& p : left) UNSCOPED_INFO("left: " << p);
+    CHECK(left.empty());
+    CHECK(o.interrupted_by == sig);
+    CHECK(o.problem == fmt::format("interrupted ({})", sig_name));
+    CHECK(xray::exit_code(o, Strict::no) == 1);
+    Json results = Json::parse(util::read_file(sb.out() / "results.json"));
+    CHECK(results["completed"] == false);
+    CHECK(results["interrupted"] == true);
+    CHECK(results["signal"] == sig_name);
+    CHECK(results["stopped_at"] == c.stopped_at);
+    CHECK(results["exit_status"] == 1);
+    if (c.where != Where::gpu) {
+        // The teardown ran: its T2 said after the stop, and the run's T2 is there.
+        auto stop_line = std::find(lines.begin(), lines.end(), fleet ? "== stop the 2 servers" : "== stop the server");
+        REQUIRE(stop_line != lines.end());
+        CHECK(std::any_of(stop_line, lines.end(), [](const std::string& l) { return l.starts_with("[ T2]"); }));
+        CHECK(std::any_of(o.results.begin(), o.results.end(),
+                          [](const CheckResult& r) { return r.tripwire == TripwireId::T2; }));
+        for (const auto& log : boot_logs) require_all_gone(log);
+    } else {
+        for (const auto& log : boot_logs) CHECK_FALSE(fs::exists(log));  // nothing was started
+    }
+    if (c.where == Where::load) {
+        CHECK(o.load_signal != 0);
+        CHECK(results["load_signal"].is_string());
+    }
+    return static_cast<int>(left.size());
+}
+
+// Every stage x SIGINT, SIGTERM, SIGHUP, on one server or a fleet.
+void every_stage_and_signal(bool fleet) {
     // A signal that lands after a run has restored its handlers is caught here, not fatal.
     util::SignalGuard outer({SIGINT, SIGTERM, SIGHUP}, util::BrokenPipe::keep);
     const std::vector<SignalCase> cases = {
@@ -97,115 +209,27 @@ TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave n
     const std::pair<int, const char*> signals[] = {{SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}};
     int tried = 0, left_total = 0;
     const auto t_all = std::chrono::steady_clock::now();
-    for (const auto& c : cases) {
-        for (const auto& [sig_bound, sig_name] : signals) {
-            const int sig = sig_bound;  // a lambda may not capture a structured binding (clang 14)
-            {
-                INFO("case: " << c.name << " / " << sig_name);
-                Sandbox sb(fmt::format("sig-{}-{}", c.name, sig));
-                Marked mark(fmt::format("{}-{}", c.name, sig));
-                const int port = free_port();
-                xray::Plan plan;
-                plan.out = sb.out();
-                plan.timings = signal_timings();
-                // The boot is slow where the signal comes during it; the probe's requests
-                // take seconds at 1/20 speed.
-                const std::string boot_s = c.where == Where::boot ? "30" : "0.05";
-                const std::string extra = c.where == Where::probe ? "--sim-time-scale 0.05" : "--sim-time-scale 10";
-                plan.serve = serve_cmd(sb, port, extra, boot_s);
-                plan.probe = c.where == Where::probe;
-                // The load signals xray itself while its own child runs on, deaf to SIGINT
-                // (a background job of a script): only the escalation to SIGTERM ends it.
-                plan.load = c.where == Where::load
-                                ? std::vector<std::string>{"/bin/sh", "-c",
-                                                           fmt::format("sleep 30 & kill -s {} $PPID; wait",
-                                                                       std::string(sig_name).substr(3))}
-                                : std::vector<std::string>{"/bin/true"};
-                std::atomic<bool> in_stage{false};
-                bool sent = false;
-                auto send = [&] {
-                    if (!sent && in_stage) sent = true, ::raise(sig);
-                };
-                int gpu_reads = 0;
-                // The card reads busy before the start (the gate would wait its 2 s) and free after.
-                xray::Machine machine{[&]() -> std::vector<long long> {
-                                          if (c.where == Where::gpu && ++gpu_reads == 2) send();
-                                          if (c.where == Where::teardown) send();
-                                          return {c.where == Where::gpu ? 50000LL : 0LL};
-                                      },
-                                      [] { return std::vector<int>{}; }};
-                std::vector<std::string> lines;
-                const auto t_start = std::chrono::steady_clock::now();
-                xray::Callbacks cb;
-                cb.on_stage = [&](xray::Stage s) {
-                    const xray::Stage want[] = {xray::Stage::gpu,  xray::Stage::start,  xray::Stage::probe,
-                                                xray::Stage::load, xray::Stage::checks, xray::Stage::stop};
-                    in_stage = s == want[static_cast<int>(c.where)];
-                    // The checks stage prints nothing of its own: the signal comes as it begins.
-                    if (c.where == Where::checks) send();
-                };
-                cb.say = [&](const std::string& l) {
-                    lines.push_back(l);
-                    // Mid-boot, once the log names the API server's process: a signal before the
-                    // simulator has written a line (a loaded machine's slow exec) leaves no pid to
-                    // check. The environment marker counts every process either way.
-                    if (c.where == Where::boot && l.starts_with("   still starting") &&
-                        (!server_pids(sb.out() / "boot.log").empty() || since(t_start) > 2))
-                        send();
-                };
-                std::thread late;
-                if (c.where == Where::probe) {
-                    // The probe's first request is on its way for seconds: the signal comes meanwhile.
-                    late = std::thread([&] {
-                        auto t0 = std::chrono::steady_clock::now();
-                        while (!in_stage && since(t0) < 60) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                        if (in_stage) ::kill(::getpid(), sig);
-                    });
-                }
-                const auto t_case = std::chrono::steady_clock::now();
-                auto o = run_plain(plan, cb, machine);
-                if (late.joinable()) late.join();
-                INFO("took " << since(t_case) << " s");
-                std::string text;
-                for (const auto& l : lines) text += l + "\n";
-                INFO(text);
-                ++tried;
-                const auto left = mark.left();
-                left_total += static_cast<int>(left.size());
-                for (const auto& p : left) UNSCOPED_INFO("left: " << p);
-                CHECK(left.empty());
-                CHECK(o.interrupted_by == sig);
-                CHECK(o.problem == fmt::format("interrupted ({})", sig_name));
-                CHECK(xray::exit_code(o, Strict::no) == 1);
-                Json results = Json::parse(util::read_file(sb.out() / "results.json"));
-                CHECK(results["completed"] == false);
-                CHECK(results["interrupted"] == true);
-                CHECK(results["signal"] == sig_name);
-                CHECK(results["stopped_at"] == c.stopped_at);
-                CHECK(results["exit_status"] == 1);
-                if (c.where != Where::gpu) {
-                    // The teardown ran: its T2 said after the stop, and the run's T2 is there.
-                    auto stop_line = std::find(lines.begin(), lines.end(), "== stop the server");
-                    REQUIRE(stop_line != lines.end());
-                    CHECK(std::any_of(stop_line, lines.end(),
-                                      [](const std::string& l) { return l.starts_with("[ T2]"); }));
-                    CHECK(std::any_of(o.results.begin(), o.results.end(),
-                                      [](const CheckResult& r) { return r.tripwire == TripwireId::T2; }));
-                    require_all_gone(sb.out() / "boot.log");
-                } else {
-                    CHECK_FALSE(fs::exists(sb.out() / "boot.log"));  // nothing was started
-                }
-                if (c.where == Where::load) {
-                    CHECK(o.load_signal != 0);
-                    CHECK(results["load_signal"].is_string());
-                }
-            }
+    for (const auto& c : cases)
+        for (const auto& [sig, sig_name] : signals) {
+            left_total += signal_case(c, sig, sig_name, fleet);
+            ++tried;
         }
-    }
     CHECK(tried == 18);
     CHECK(left_total == 0);
-    std::cout << fmt::format("signals: {} case(s) here, {} process(es) left, {:.1f} s\n", tried, left_total,
-                             since(t_all));
+    std::cout << fmt::format("signals{}: {} case(s) here, {} process(es) left, {:.1f} s\n", fleet ? " (fleet)" : "",
+                             tried, left_total, since(t_all));
+}
+
+}  // namespace xraysig
+
+TEST_CASE("xray: SIGINT, SIGTERM and SIGHUP in the middle of every stage leave no process and say where",
+          "[xray][sim][signals]") {
+    every_stage_and_signal(false);
+}
+
+TEST_CASE("xray on a fleet: SIGINT, SIGTERM and SIGHUP in the middle of every stage stop every replica's server",
+          "[xray][sim][signals][fleet]") {
+    every_stage_and_signal(true);
 }
 
 TEST_CASE("xray --load-timeout: a load that hangs has its process group stopped, and the run says so",
