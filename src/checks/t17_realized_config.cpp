@@ -102,6 +102,16 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
                 std::move(ev)};
     if (realized_j == "checkpoint's") {
         auto from_config = trt_checkpoint_dtype(config);
+        // "auto" asks TensorRT-LLM to follow the checkpoint (model_loader.py's
+        // validate_and_set_kv_cache_quant @004b733e), and the log says it did: as asked, as
+        // T6 passes a start that asked for no backend. TensorRT-LLM never logs which dtype the
+        // checkpoint named, at any level, so only its config.json can tell more.
+        if (!from_config && asked_j == "auto")
+            return {TripwireId::T17, Status::pass,
+                    "KV cache as asked: kv_cache_config.dtype was auto, and TensorRT-LLM followed the checkpoint's "
+                    "KV quantization, as auto means; its log never names that quantization, so FP8 KV turned on "
+                    "by the checkpoint would not show here: give --model-config PATH to name it",
+                    std::move(ev)};
         if (!from_config)
             return {TripwireId::T17, Status::unknown,
                     "TensorRT-LLM used the checkpoint's KV quantization, which its log does not name; give "
