@@ -221,7 +221,8 @@ CheckResult check_metrics_config(const std::vector<std::pair<std::string, std::o
         (pool ? starts : not_compared).push_back(name);
         if (pool) per_start.push_back(metrics_config(*pool));
     }
-    CheckResult r = config_diff(per_start, starts, not_compared, pools.size(), "replicas state their KV pool in /metrics");
+    CheckResult r =
+        config_diff(per_start, starts, not_compared, pools.size(), "replicas state their KV pool in /metrics");
     r.evidence["pool_source"] = "metrics";
     if (r.status == Status::pass)
         r.message = fmt::format("{} replicas hold the same KV pool, block size and KV dtype, as their /metrics state",
@@ -233,9 +234,10 @@ CheckResult check_metrics_config(const std::vector<std::pair<std::string, std::o
         details += fmt::format("{}{} ({})", details.empty() ? "" : "; ", name.get<std::string>(),
                                list_text(values.get<std::vector<Json>>(), "?"));
     }
-    r.message = fmt::format("{} replicas' /metrics state different KV pools: {}; the same benchmark then runs on "
-                            "different servers",
-                            starts.size(), details);
+    r.message = fmt::format(
+        "{} replicas' /metrics state different KV pools: {}; the same benchmark then runs on "
+        "different servers",
+        starts.size(), details);
     return r;
 }
 

@@ -188,8 +188,7 @@ const std::vector<Field>& trtllm_fields() {
         // unparsed fact, since 1.3 prints these lines beside the ones it reads.
         {"trt_attn_backend", "PyTorchConfig(", nullptr, {pytorch_attn_backend}, Reference::beyond},
         {"trt_kv_dtype_setting", "PyTorchConfig(", nullptr, {kv_dtype_setting}, Reference::beyond},
-        {"trt_kv_dtype_setting", "Validating KV Cache config against", nullptr, {kv_dtype_setting},
-         Reference::beyond},
+        {"trt_kv_dtype_setting", "Validating KV Cache config against", nullptr, {kv_dtype_setting}, Reference::beyond},
         {"trt_weights_gib", "GB for model weights", nullptr, {weights_gb}, Reference::beyond},
     };
     return fields;

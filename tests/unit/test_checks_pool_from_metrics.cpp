@@ -82,19 +82,20 @@ Snapshot vllm_pool(const std::string& blocks, const std::string& dtype) {
                               "replica.prom");
 }
 
-TEST_CASE("pool from /metrics: a fleet's T17 holds its replicas' pools against each other", "[metrics_pool][T17][fleet]") {
+TEST_CASE("pool from /metrics: a fleet's T17 holds its replicas' pools against each other",
+          "[metrics_pool][T17][fleet]") {
     checks::RunEvidence fleet;
     SECTION("the same pool on both: a pass") {
-        auto v = checks::check_fleet(replicas_of({{"a:8000", vllm_pool("2000", "auto")}, {"b:8000", vllm_pool("2000", "auto")}}),
-                                     fleet, 1.0);
+        auto v = checks::check_fleet(
+            replicas_of({{"a:8000", vllm_pool("2000", "auto")}, {"b:8000", vllm_pool("2000", "auto")}}), fleet, 1.0);
         const auto& t17 = of(v.fleet, TripwireId::T17);
         CHECK(t17.status == Status::pass);
         CHECK(t17.evidence["pool_source"] == "metrics");
         CHECK(t17.evidence["starts"] == Json::array({"a:8000", "b:8000"}));
     }
     SECTION("one replica on FP8 KV with twice the blocks: a warning naming both fields") {
-        auto v = checks::check_fleet(replicas_of({{"a:8000", vllm_pool("2000", "auto")}, {"b:8000", vllm_pool("4000", "fp8")}}),
-                                     fleet, 1.0);
+        auto v = checks::check_fleet(
+            replicas_of({{"a:8000", vllm_pool("2000", "auto")}, {"b:8000", vllm_pool("4000", "fp8")}}), fleet, 1.0);
         const auto& t17 = of(v.fleet, TripwireId::T17);
         CHECK(t17.status == Status::warn);
         CHECK(t17.evidence["differ"] == Json::array({"kv_cache_dtype", "kv_capacity_tokens"}));

@@ -284,9 +284,10 @@ TEST_CASE("field logs: TensorRT-LLM 1.1.0rc3's complete healthy log decides (rea
     CHECK(results[0]["message"].get<std::string>().find("--model-config") != std::string::npos);
 }
 
-TEST_CASE("field logs: a TensorRT-LLM 1.1 start on the checkpoint's KV quantization passes T17, and its "
-          "config.json decides more",
-          "[bootlog][field][T17]") {
+TEST_CASE(
+    "field logs: a TensorRT-LLM 1.1 start on the checkpoint's KV quantization passes T17, and its "
+    "config.json decides more",
+    "[bootlog][field][T17]") {
     const fs::path log = own("trtllm/v11_checkpoint_kv.log");
     trt_healthy_log_decides(log);
     testsupport::TempDir tmp("t17trt");
@@ -306,10 +307,12 @@ TEST_CASE("field logs: a TensorRT-LLM 1.1 start on the checkpoint's KV quantizat
     CHECK(r.rc == 0);  // a warning, not a failure
 }
 
-TEST_CASE("field logs: a TensorRT-LLM start that states no KV dtype setting is T17's Can't tell", "[bootlog][field][T17]") {
+TEST_CASE("field logs: a TensorRT-LLM start that states no KV dtype setting is T17's Can't tell",
+          "[bootlog][field][T17]") {
     testsupport::TempDir tmp("t17trt");
     std::string text = inferlint::util::read_file(own("trtllm/v11_checkpoint_kv.log"));
-    for (std::string_view gone : {"kv_cache_dtype='auto', ", "Validating KV Cache config against kv_cache_dtype=\"auto\""}) {
+    for (std::string_view gone :
+         {"kv_cache_dtype='auto', ", "Validating KV Cache config against kv_cache_dtype=\"auto\""}) {
         auto at = text.find(gone);
         REQUIRE(at != std::string::npos);
         text.erase(at, gone.size());

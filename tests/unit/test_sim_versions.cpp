@@ -11,10 +11,8 @@ namespace sim_versions_test {
 
 // Each boot line the field log shows, as "[file.py:N] " and the start of its text.
 const std::vector<std::pair<std::string, std::string>> kSites031{
-    {"[default_loader.py:484] ", "Loading weights took "},
-    {"[model_runner.py:407] ", "Model loading took "},
-    {"[gpu_worker.py:692] ", "Available KV cache memory: "},
-    {"[kv_cache_utils.py:2464] ", "GPU KV cache size: "},
+    {"[default_loader.py:484] ", "Loading weights took "},   {"[model_runner.py:407] ", "Model loading took "},
+    {"[gpu_worker.py:692] ", "Available KV cache memory: "}, {"[kv_cache_utils.py:2464] ", "GPU KV cache size: "},
     {"[gpu_worker.py:955] ", "Free memory on device ("},
 };
 
@@ -37,7 +35,8 @@ TEST_CASE("--sim-version 0.31 prints vLLM 0.31.0's source places; 0.30 keeps its
 }
 
 TEST_CASE("--sim-version 0.31's source places are the ones the real 0.31.0 log prints", "[sim][engines][shared]") {
-    const fs::path log = testsupport::reference_dir().parent_path() / "field" / "vllm-0.31.0-a100-llama31-8b-ok-fragment.log";
+    const fs::path log =
+        testsupport::reference_dir().parent_path() / "field" / "vllm-0.31.0-a100-llama31-8b-ok-fragment.log";
     if (!fs::is_regular_file(log)) FAIL("needs ../shared/field, which is absent: leave [shared] out by hand");
     const std::string real = util::read_file(log);
     for (const auto& [site, text] : kSites031) CHECK_THAT(real, Contains(site + text));
