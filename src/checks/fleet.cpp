@@ -1,5 +1,8 @@
 #include "inferlint/checks/fleet.hpp"
 
+#include "inferlint/checks/t17_realized_config.hpp"
+#include "inferlint/parse/metrics_pool.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -93,6 +96,26 @@ CheckResult across_replicas(TripwireId tripwire, const std::vector<std::pair<std
     return {tripwire, worst->status, fmt::format("replica {}: {}{}", worst_name, worst->message, more), ev};
 }
 
+namespace {
+
+// T17 across replicas without boot logs (a fleet read from a Prometheus): their KV pools
+// as /metrics states them, once at least two state one.
+std::optional<CheckResult> fleet_pools(const std::vector<ReplicaEvidence>& replicas) {
+    if (replicas.size() < 2) return std::nullopt;
+    std::vector<std::pair<std::string, std::optional<parse::MetricsPool>>> pools;
+    std::size_t stated = 0;
+    for (const auto& r : replicas) {
+        if (!r.evidence.boots.empty()) return std::nullopt;  // the logs' T17 is the one to give
+        const auto& snap = r.evidence.after ? r.evidence.after : r.evidence.before;
+        pools.emplace_back(r.name, snap ? parse::pool_from_metrics(*snap) : std::nullopt);
+        stated += pools.back().second.has_value();
+    }
+    if (stated < 2) return std::nullopt;
+    return check_metrics_config(pools);
+}
+
+}  // namespace
+
 FleetVerdicts check_fleet(const std::vector<ReplicaEvidence>& replicas, const RunEvidence& fleet, double step_s) {
     FleetVerdicts out;
     const bool several = replicas.size() > 1;
@@ -138,6 +161,7 @@ FleetVerdicts check_fleet(const std::vector<ReplicaEvidence>& replicas, const Ru
             for (const auto& [n2, v2] : out.replicas) each.emplace_back(n2, v2.result(x.tripwire));
             out.fleet.results.push_back(across_replicas(x.tripwire, each));
         }
+    if (auto t17 = fleet_pools(replicas)) out.fleet.results.push_back(std::move(*t17));
     out.fleet.usable_blocks.reset();
     if (!several && !out.replicas.empty()) out.fleet.usable_blocks = out.replicas.front().second.usable_blocks;
     return out;

@@ -12,6 +12,7 @@
 #include "inferlint/checks/t20_failed_requests.hpp"
 #include "inferlint/checks/t21_streams_vs_running.hpp"
 #include "inferlint/checks/t22_known_engine_bug.hpp"
+#include "inferlint/parse/metrics_pool.hpp"
 
 #include <algorithm>
 
@@ -136,7 +137,23 @@ void check_recording(const RunEvidence& ev, RunVerdicts& out) {
         out.measured.inferred_blocks = t14.inferred_blocks;
         out.results.push_back(std::move(t14.result));
     }
-    out.results.push_back(concurrency_ceiling(series->stats, engine, out.usable_blocks));
+    // TensorRT-LLM's utilization gauge counts used of trtllm_kv_cache_max_blocks
+    // (tensorrt_llm/metrics/collector.py log_iteration_stats @050f80de), so those are T9's
+    // whole blocks. Only where no boot log is given (a fleet from Prometheus, snapshots
+    // alone): with one, T9 stays the reference's.
+    std::optional<parse::MetricsPool> pool;
+    if (!out.usable_blocks && ev.boots.empty() && ev.after && engine.metrics.cache_info.empty())
+        pool = parse::pool_from_metrics(*ev.after);
+    if (pool && pool->blocks && *pool->blocks > 0) {
+        CheckResult t9 = concurrency_ceiling(series->stats, engine, pool->blocks);
+        if (t9.status != Status::unknown) {
+            t9.evidence["pool_source"] = "metrics";
+            t9.evidence["pool_series"] = pool->source;
+        }
+        out.results.push_back(std::move(t9));
+    } else {
+        out.results.push_back(concurrency_ceiling(series->stats, engine, out.usable_blocks));
+    }
     if (series->stats.samples > 0) out.measured.peak_running = series->stats.peak_running;
     // Where the gauge lags (TensorRT-LLM), the client's streaming peak is T8's second witness.
     const std::optional<long long> streams = engine.gauges_lag ? client_streaming_peak(load_of(ev)) : std::nullopt;

@@ -102,6 +102,16 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
                 std::move(ev)};
     if (realized_j == "checkpoint's") {
         auto from_config = trt_checkpoint_dtype(config);
+        // "auto" asks TensorRT-LLM to follow the checkpoint (model_loader.py's
+        // validate_and_set_kv_cache_quant @004b733e), and the log says it did: as asked, as
+        // T6 passes a start that asked for no backend. TensorRT-LLM never logs which dtype the
+        // checkpoint named, at any level, so only its config.json can tell more.
+        if (!from_config && asked_j == "auto")
+            return {TripwireId::T17, Status::pass,
+                    "KV cache as asked: kv_cache_config.dtype was auto, and TensorRT-LLM followed the checkpoint's "
+                    "KV quantization, as auto means; its log never names that quantization, so FP8 KV turned on "
+                    "by the checkpoint would not show here: give --model-config PATH to name it",
+                    std::move(ev)};
         if (!from_config)
             return {TripwireId::T17, Status::unknown,
                     "TensorRT-LLM used the checkpoint's KV quantization, which its log does not name; give "
@@ -136,25 +146,17 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
     return {TripwireId::T17, Status::warn, std::move(msg), std::move(ev)};
 }
 
-CheckResult check_realized_config(const std::vector<const parse::BootFacts*>& facts,
-                                  const std::vector<std::string>& labels) {
-    std::vector<std::string> starts, not_compared;
-    std::vector<std::vector<ConfigField>> per_start;
-    for (std::size_t i = 0; i < facts.size(); ++i) {
-        std::string name = i < labels.size() ? labels[i] : fmt::format("boot{}", i);
-        if (!facts[i]->ready || !facts[i]->config_args()) {
-            not_compared.push_back(std::move(name));
-            continue;
-        }
-        starts.push_back(std::move(name));
-        per_start.push_back(realized_config(*facts[i]));
-    }
+namespace {
+
+// The diff over the starts compared (`per_start`, named `starts`); `not_compared` those
+// left out, `total` all given, `what` the source for the too-few message.
+CheckResult config_diff(const std::vector<std::vector<ConfigField>>& per_start, const std::vector<std::string>& starts,
+                        const std::vector<std::string>& not_compared, std::size_t total, std::string_view what) {
     Json fields = Json::object();
     Json ev{{"starts", starts}, {"not_compared", not_compared}, {"fields", Json::object()}};
     if (per_start.size() < 2)
         return {TripwireId::T17, Status::unknown,
-                fmt::format("{} of {} starts came up with an arguments line; at least two are needed to compare",
-                            per_start.size(), facts.size()),
+                fmt::format("{} of {} {}; at least two are needed to compare", per_start.size(), total, what),
                 std::move(ev)};
     std::vector<std::string> differ, unasked;
     std::string details;
@@ -192,6 +194,51 @@ CheckResult check_realized_config(const std::vector<const parse::BootFacts*>& fa
         msg += fmt::format(". The command lines agree on {}: the servers chose those themselves", names);
     }
     return {TripwireId::T17, Status::warn, std::move(msg), std::move(ev)};
+}
+
+}  // namespace
+
+CheckResult check_realized_config(const std::vector<const parse::BootFacts*>& facts,
+                                  const std::vector<std::string>& labels) {
+    std::vector<std::string> starts, not_compared;
+    std::vector<std::vector<ConfigField>> per_start;
+    for (std::size_t i = 0; i < facts.size(); ++i) {
+        std::string name = i < labels.size() ? labels[i] : fmt::format("boot{}", i);
+        if (!facts[i]->ready || !facts[i]->config_args()) {
+            not_compared.push_back(std::move(name));
+            continue;
+        }
+        starts.push_back(std::move(name));
+        per_start.push_back(realized_config(*facts[i]));
+    }
+    return config_diff(per_start, starts, not_compared, facts.size(), "starts came up with an arguments line");
+}
+
+CheckResult check_metrics_config(const std::vector<std::pair<std::string, std::optional<parse::MetricsPool>>>& pools) {
+    std::vector<std::string> starts, not_compared;
+    std::vector<std::vector<ConfigField>> per_start;
+    for (const auto& [name, pool] : pools) {
+        (pool ? starts : not_compared).push_back(name);
+        if (pool) per_start.push_back(metrics_config(*pool));
+    }
+    CheckResult r =
+        config_diff(per_start, starts, not_compared, pools.size(), "replicas state their KV pool in /metrics");
+    r.evidence["pool_source"] = "metrics";
+    if (r.status == Status::pass)
+        r.message = fmt::format("{} replicas hold the same KV pool, block size and KV dtype, as their /metrics state",
+                                starts.size());
+    if (r.status != Status::warn) return r;
+    std::string details;
+    for (const auto& name : r.evidence["differ"]) {
+        const auto& values = r.evidence["fields"][name.get<std::string>()]["realized"];
+        details += fmt::format("{}{} ({})", details.empty() ? "" : "; ", name.get<std::string>(),
+                               list_text(values.get<std::vector<Json>>(), "?"));
+    }
+    r.message = fmt::format(
+        "{} replicas' /metrics state different KV pools: {}; the same benchmark then runs on "
+        "different servers",
+        starts.size(), details);
+    return r;
 }
 
 }  // namespace inferlint::checks

@@ -155,6 +155,8 @@ void record_realized(BootFacts& f, std::string_view name, const Json& v) {
     } else if (name == "trt_kv_quantization") {
         r.kv_cache_dtype = v[0].get<std::string>();
         r.kv_dtype_from_checkpoint = v[1].get<bool>();
+    } else if (name == "trt_kv_dtype_setting") {
+        r.trt_kv_dtype_setting = v.get<std::string>();
     } else if (name == "trt_max_seq_len") {
         r.max_model_len = v.get<long long>();
     } else if (name == "vllm_cudagraph_memory_gib") {

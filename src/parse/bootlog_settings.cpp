@@ -95,6 +95,8 @@ void fill_asked(BootFacts& f) {
         else
             sglang_asked(*f.server_args, f.asked);
     }
+    // TensorRT-LLM 1.1 prints no LLM Args line, but its loader states the KV dtype setting.
+    if (f.engine == "trtllm" && !f.asked.kv_cache_dtype) f.asked.kv_cache_dtype = f.realized.trt_kv_dtype_setting;
 }
 
 }  // namespace inferlint::parse::detail

@@ -116,6 +116,17 @@ Out kv_quantization(std::string_view line, std::size_t at) {
     return Json::array({std::string(group(m, 1)), m.matched(2)});
 }
 
+// The KV dtype setting TensorRT-LLM was given, asked or by default, on every start:
+// "Validating KV Cache config against kv_cache_dtype="auto"" (validate_and_set_kv_cache_quant,
+// tensorrt_llm/_torch/pyexecutor/model_loader.py @004b733e), and 1.1's "PyTorchConfig(...,
+// kv_cache_dtype='auto', ...)". The one source of what was asked where no LLM Args line is.
+Out kv_dtype_setting(std::string_view line, std::size_t at) {
+    INFERLINT_RX(rx, R"rx(kv_cache_dtype=["']([\w.]+)["'])rx");
+    Match m;
+    if (!search_bounded(line, rx, m, at)) return std::nullopt;
+    return std::string(group(m, 1));
+}
+
 Out max_seq_len(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(max sequence length=(\d+))");
     Match m;
@@ -176,6 +187,8 @@ const std::vector<Field>& trtllm_fields() {
         // Read where the Python tool read nothing (1.1 logs): a line that does not match is no
         // unparsed fact, since 1.3 prints these lines beside the ones it reads.
         {"trt_attn_backend", "PyTorchConfig(", nullptr, {pytorch_attn_backend}, Reference::beyond},
+        {"trt_kv_dtype_setting", "PyTorchConfig(", nullptr, {kv_dtype_setting}, Reference::beyond},
+        {"trt_kv_dtype_setting", "Validating KV Cache config against", nullptr, {kv_dtype_setting}, Reference::beyond},
         {"trt_weights_gib", "GB for model weights", nullptr, {weights_gb}, Reference::beyond},
     };
     return fields;

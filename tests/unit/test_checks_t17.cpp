@@ -133,8 +133,14 @@ TEST_CASE("T17: TensorRT-LLM's checkpoint KV quantization is read from the confi
     auto f = t17_facts(root / "trtllm-1.3/qwen3-8b/boot.log");
     CHECK(f.realized.kv_cache_dtype == "auto");
     CHECK(f.realized.kv_dtype_from_checkpoint);
-    // The log does not name the checkpoint's quantization: can't tell, never a pass.
-    CHECK(checks::check_kv_dtype_as_asked(f, nullptr).status == Status::unknown);
+    // kv_cache_config.dtype auto asks for the checkpoint's quantization, and the log says it was
+    // used: as asked. The log never names it, and the message says what would.
+    auto as_asked = checks::check_kv_dtype_as_asked(f, nullptr);
+    CHECK(as_asked.status == Status::pass);
+    CHECK(as_asked.message.find("--model-config") != std::string::npos);
+    auto unasked = f;  // a log that states no KV dtype setting at all
+    unasked.asked.kv_cache_dtype.reset();
+    CHECK(checks::check_kv_dtype_as_asked(unasked, nullptr).status == Status::unknown);
     auto plain = parse::parse_model_config(R"({"architectures": ["Qwen3ForCausalLM"]})", "config.json");
     CHECK(checks::check_kv_dtype_as_asked(f, &plain).status == Status::pass);
     auto fp8 = parse::parse_model_config(kFp8Scheme, "config.json");

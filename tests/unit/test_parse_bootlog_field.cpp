@@ -228,25 +228,25 @@ TEST_CASE("field logs: TensorRT-LLM 1.1.0rc3's healthy start (real)", "[bootlog]
 
 namespace {
 
-// A healthy TensorRT-LLM 1.1 start prints no 'LLM Args:' line, and may use its checkpoint's KV
-// quantization, which its log does not name: T17 alone cannot decide (and names what would let
-// it), every other verdict decides.
+// A healthy TensorRT-LLM 1.1 start prints no 'LLM Args:' line, but its loader states the KV
+// dtype setting; with "auto" it follows the checkpoint's KV quantization, as asked. Every
+// verdict decides, and check-log exits 0.
 void trt_healthy_log_decides(const fs::path& log) {
     auto r = testsupport::run_cli({"check-log", "--json", log.string()});
     INFO(r.out << r.err);
+    CHECK(r.rc == 0);
     Json results = Json::parse(r.out, nullptr, false);
     REQUIRE(results.is_array());
+    bool t17 = false;
     for (const auto& x : results) {
         INFO(x.dump());
-        if (x["tripwire"] == "T17") {
-            CHECK(x["status"] == "unknown");
-            // It names what would let it decide: the arguments line, or the checkpoint's config.json.
-            const std::string m = x["message"].get<std::string>();
-            CHECK((m.find("'LLM Args:' line") != std::string::npos || m.find("--model-config") != std::string::npos));
-        } else {
-            CHECK(x["status"] != "unknown");
-        }
+        CHECK(x["status"] != "unknown");
+        if (x["tripwire"] != "T17") continue;
+        t17 = true;
+        CHECK(x["status"] == "pass");
+        CHECK(x["evidence"]["asked"].is_string());
     }
+    CHECK(t17);
 }
 
 }  // namespace
@@ -269,7 +269,64 @@ TEST_CASE("field logs: a healthy TensorRT-LLM start without LLM Args decides", "
 
 TEST_CASE("field logs: TensorRT-LLM 1.1.0rc3's complete healthy log decides (real)", "[bootlog][field][shared]") {
     REQUIRE_FIELD(field);
-    trt_healthy_log_decides(field / "trtllm-1.1.0rc3-dgx-spark-gpt-oss-120b-serve-ok.log");
+    const fs::path log = field / "trtllm-1.1.0rc3-dgx-spark-gpt-oss-120b-serve-ok.log";
+    trt_healthy_log_decides(log);
+    // Its loader's 'Validating KV Cache config against kv_cache_dtype="auto"' is what was asked.
+    auto f = read(log).facts;
+    CHECK(f.asked.kv_cache_dtype == "auto");
+    CHECK(f.realized.kv_dtype_from_checkpoint);
+    auto r = testsupport::run_cli({"check-log", "--json", "--tripwires", "T17", log.string()});
+    Json results = Json::parse(r.out, nullptr, false);
+    REQUIRE(results.is_array());
+    REQUIRE(results.size() == 1);
+    CHECK(results[0]["evidence"]["asked"] == "auto");
+    CHECK(results[0]["evidence"]["realized"] == "checkpoint's");
+    CHECK(results[0]["message"].get<std::string>().find("--model-config") != std::string::npos);
+}
+
+TEST_CASE(
+    "field logs: a TensorRT-LLM 1.1 start on the checkpoint's KV quantization passes T17, and its "
+    "config.json decides more",
+    "[bootlog][field][T17]") {
+    const fs::path log = own("trtllm/v11_checkpoint_kv.log");
+    trt_healthy_log_decides(log);
+    testsupport::TempDir tmp("t17trt");
+    fs::create_directories(tmp.path / "model");
+    inferlint::util::write_file(
+        tmp.path / "model" / "config.json",
+        R"({"architectures": ["Qwen3ForCausalLM"], "quantization_config": {"quant_method": "compressed-tensors",)"
+        R"( "kv_cache_scheme": {"num_bits": 8, "type": "float", "strategy": "tensor", "dynamic": false}}})");
+    auto r = testsupport::run_cli(
+        {"check-log", "--json", "--tripwires", "T17", "--model-config", (tmp.path / "model").string(), log.string()});
+    INFO(r.out << r.err);
+    Json results = Json::parse(r.out, nullptr, false);
+    REQUIRE(results.is_array());
+    REQUIRE(results.size() == 1);
+    CHECK(results[0]["status"] == "warn");
+    CHECK(results[0]["message"].get<std::string>().find("the checkpoint asked for it") != std::string::npos);
+    CHECK(r.rc == 0);  // a warning, not a failure
+}
+
+TEST_CASE("field logs: a TensorRT-LLM start that states no KV dtype setting is T17's Can't tell",
+          "[bootlog][field][T17]") {
+    testsupport::TempDir tmp("t17trt");
+    std::string text = inferlint::util::read_file(own("trtllm/v11_checkpoint_kv.log"));
+    for (std::string_view gone :
+         {"kv_cache_dtype='auto', ", "Validating KV Cache config against kv_cache_dtype=\"auto\""}) {
+        auto at = text.find(gone);
+        REQUIRE(at != std::string::npos);
+        text.erase(at, gone.size());
+    }
+    const fs::path log = tmp.path / "boot.log";
+    inferlint::util::write_file(log, text);
+    auto r = testsupport::run_cli({"check-log", "--json", "--tripwires", "T17", log.string()});
+    INFO(r.out << r.err);
+    CHECK(r.rc == 2);
+    Json results = Json::parse(r.out, nullptr, false);
+    REQUIRE(results.is_array());
+    REQUIRE(results.size() == 1);
+    CHECK(results[0]["status"] == "unknown");
+    CHECK(results[0]["message"].get<std::string>().find("--model-config") != std::string::npos);
 }
 
 TEST_CASE("field logs: T6's Can't tell names the line it needs", "[bootlog][field]") {

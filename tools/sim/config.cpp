@@ -235,6 +235,9 @@ ServeConfig serve_config(const Args& a) {
         usage_error("--sim-version takes 0.30, 0.31 or 0.33");
     c.version = version + ".0";
     c.stats_preemptions = version == "0.33";
+    if (version == "0.31")
+        c.sites = {"default_loader.py:484", "model_runner.py:407", "gpu_worker.py:692", "kv_cache_utils.py:2464",
+                   "gpu_worker.py:955"};
     read_speculative(a, c);
     read_cache_options(a, c);
     read_noise(a, c);

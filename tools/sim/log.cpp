@@ -139,21 +139,21 @@ void log_engine_boot(const ServeConfig& cfg, int pid, double kv_gib) {
         "Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN', 'FLASHINFER', "
         "'TRITON_ATTN', 'FLEX_ATTENTION'].");
     log(E, pid, "INFO", "flash_attn.py:1116", "Using FlashAttention version 2");
-    log(E, pid, "INFO", "default_loader.py:430", fmt::format("Loading weights took {:.2f} seconds", cfg.boot_s * 0.4));
-    log(E, pid, "INFO", "model_runner.py:428",
+    log(E, pid, "INFO", cfg.sites.load_weights, fmt::format("Loading weights took {:.2f} seconds", cfg.boot_s * 0.4));
+    log(E, pid, "INFO", cfg.sites.model_loading,
         fmt::format("Model loading took 15.27 GiB memory and {:.6f} seconds", cfg.boot_s * 0.5));
     if (cfg.enforce_eager) {
         log(E, pid, "INFO", "gpu_model_runner.py:5120", "Cudagraph is disabled under eager mode");
     } else {
         log(E, pid, "INFO", "monitor.py:53", "torch.compile took 0.20 s in total");
     }
-    log(E, pid, "INFO", "gpu_worker.py:640", fmt::format("Available KV cache memory: {:.2f} GiB", kv_gib));
+    log(E, pid, "INFO", cfg.sites.available_kv, fmt::format("Available KV cache memory: {:.2f} GiB", kv_gib));
 }
 
 void log_engine_ready(const ServeConfig& cfg, int pid) {
     const char* E = "EngineCore";
     const long long tokens = static_cast<long long>(cfg.num_gpu_blocks) * cfg.block_size;
-    log(E, pid, "INFO", "kv_cache_utils.py:2395",
+    log(E, pid, "INFO", cfg.sites.kv_cache_size,
         fmt::format("GPU KV cache size: {} tokens, Maximum concurrency for {} tokens per request: {:.2f}x",
                     thousands(tokens), thousands(cfg.max_model_len), static_cast<double>(tokens) / cfg.max_model_len));
     double graphs_gib = 0.0;
@@ -163,7 +163,7 @@ void log_engine_ready(const ServeConfig& cfg, int pid) {
         log(E, pid, "INFO", "gpu_worker.py:825",
             "CUDA graph pool memory: 0.07 GiB (actual), 0.12 GiB (estimated), difference: 0.05 GiB (82.4%).");
     }
-    log(E, pid, "INFO", "gpu_worker.py:888",
+    log(E, pid, "INFO", cfg.sites.free_memory,
         fmt::format("Free memory on device (22.45/23.99 GiB) on startup. Desired GPU memory utilization is ({}, "
                     "22.31 GiB). Actual usage is 16.56 GiB for consumed memory (weights + non-torch), 1.3 GiB for "
                     "peak activation, and {} GiB for CUDAGraph memory.",

@@ -63,10 +63,22 @@ struct ServeConfig {
     bool running_counts_waiting = false;
     double log_interval_s = 10;  // the "Engine 000: Avg prompt throughput" line
     // --sim-version 0.30|0.31|0.33: the release the log, /version and /metrics speak.
-    // 0.33 adds "Preemptions: N" to the stats line when the interval preempted
+    // 0.31 differs from 0.30 in its boot lines' source places (`sites`) only; 0.33 adds
+    // "Preemptions: N" to the stats line when the interval preempted
     // (vllm/v1/metrics/loggers.py, vllm-project/vllm PR #28522).
     std::string version = "0.30.0";
     bool stats_preemptions = false;
+    // Where vLLM's boot lines say they come from ("[kv_cache_utils.py:2395]"): 0.30's as its
+    // recorded logs print them; 0.31's as a real 0.31.0 log prints them (../shared/field/
+    // vllm-0.31.0-a100-llama31-8b-ok-fragment.log). The texts are the same in both; a line
+    // no 0.31 log shows keeps 0.30's place.
+    struct Sites {
+        const char* load_weights = "default_loader.py:430";
+        const char* model_loading = "model_runner.py:428";
+        const char* available_kv = "gpu_worker.py:640";
+        const char* kv_cache_size = "kv_cache_utils.py:2395";
+        const char* free_memory = "gpu_worker.py:888";
+    } sites;
     // "non-default args: {...}" as vLLM prints it.
     std::string non_default_args;
 };

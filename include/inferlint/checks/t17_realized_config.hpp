@@ -10,7 +10,9 @@
 #include "inferlint/parse/metrics_pool.hpp"
 #include "inferlint/parse/model_config.hpp"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -47,5 +49,11 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
 // entry per start compared in each list.
 CheckResult check_realized_config(const std::vector<const parse::BootFacts*>& facts,
                                   const std::vector<std::string>& labels);
+
+// Several replicas with no boot log (a fleet read from a Prometheus): the same diff over
+// what each one's /metrics states (metrics_config), evidence `pool_source: "metrics"`.
+// A replica whose /metrics states no pool (nullopt) is left out; unknown with fewer than
+// two left.
+CheckResult check_metrics_config(const std::vector<std::pair<std::string, std::optional<parse::MetricsPool>>>& pools);
 
 }  // namespace inferlint::checks

@@ -37,6 +37,9 @@ struct RealizedFacts {
     std::optional<std::string> kv_cache_dtype;
     // TensorRT-LLM: "Using checkpoint KV quantization" (the dtype is the checkpoint's).
     bool kv_dtype_from_checkpoint = false;
+    // TensorRT-LLM: the KV dtype setting its loader validated ("auto", "fp8"), asked or the
+    // default; AskedSettings::kv_cache_dtype where no LLM Args line says (1.1 prints none).
+    std::optional<std::string> trt_kv_dtype_setting;
     // vLLM's "Initializing a V1 LLM engine (v...) with config:" line, the keys T17 reads
     // (key -> value text, quotes removed; compilation_mode and cudagraph_mode from
     // compilation_config).
