@@ -29,7 +29,9 @@ Tripwire realized_config() {
             "starts: lists engine version, KV dtype, KV capacity, block size, attention backends "
             "(target and draft), parallel sizes, max running requests, max model length, GPU memory "
             "utilization, prefix caching, chunked prefill, speculative decoding, quantization, CUDA "
-            "graphs and compile mode as asked and as run, and warns naming every field that differs.",
+            "graphs and compile mode as asked and as run, and warns naming every field that differs. A fleet "
+            "with no boot logs: the replicas' KV pool, block size and KV dtype from /metrics, held against "
+            "each other.",
         .command = "inferlint check-log boot.log [boot2.log ...] [--model-config PATH]",
         .shown_by = {"check-log", "report", "xray"},
         .needs = "need a boot log",
@@ -46,8 +48,9 @@ Tripwire realized_config() {
                   "the KV dtype is read from \"KV Cache is allocated. dtype: ...\"; server_args is what "
                   "was asked.",
                   "the log says \"KV cache quantization set to \"auto\". Using checkpoint KV quantization.\" "
-                  "without naming it, so the dtype is read from the model's config.json (--model-config); "
-                  "without one T17 can't tell."},
+                  "without naming it; the setting asked is read from the loader's \"Validating KV Cache config "
+                  "against kv_cache_dtype=\" line (or 1.1's PyTorchConfig), so auto passes as asked, and "
+                  "--model-config names the checkpoint's dtype (a warning when it is FP8)."},
     };
 }
 

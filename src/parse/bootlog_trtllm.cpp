@@ -14,12 +14,8 @@ namespace {
 
 using Out = std::optional<Json>;
 
-Out version(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(TensorRT LLM version: (\S+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char version_rx[] = R"(TensorRT LLM version: (\S+))";
+constexpr Extractor version = text_of<version_rx>;
 
 // Printed twice: once by a dry run that sizes the pool, then for the pool itself.
 Out kv_pool(std::string_view line, std::size_t at) {
@@ -33,54 +29,27 @@ Out kv_pool(std::string_view line, std::size_t at) {
 }
 
 // 1.1 and older: "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3".
-Out version_hyphen(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(TensorRT-LLM version: (\S+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char version_hyphen_rx[] = R"(TensorRT-LLM version: (\S+))";
+constexpr Extractor version_hyphen = text_of<version_hyphen_rx>;
 
 // "[TensorRT-LLM][INFO] Number of tokens per block: 32." (the KV cache manager, each pool).
-Out tokens_per_block(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Number of tokens per block: (\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto n = to_int(group(m, 1));
-    return n ? Out(*n) : std::nullopt;
-}
+constexpr char tokens_per_block_rx[] = R"(Number of tokens per block: (\d+))";
+constexpr Extractor tokens_per_block = int_of<tokens_per_block_rx>;
 
 // Without an "LLM Args" line (1.1): "PyTorchConfig(..., attn_backend='TRTLLM', ...)".
-Out pytorch_attn_backend(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(attn_backend='(\w+)')");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
-}
+constexpr char pytorch_attn_backend_rx[] = R"(attn_backend='(\w+)')";
+constexpr Extractor pytorch_attn_backend = text_of<pytorch_attn_backend_rx>;
 
 // "Use 63.32 GB for model weights." (the PyTorch backend's loader; GB as printed).
-Out weights_gb(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Use ([\d.]+) GB for model weights)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto g = to_float(group(m, 1));
-    return g ? Out(*g) : std::nullopt;
-}
+constexpr char weights_gb_rx[] = R"(Use ([\d.]+) GB for model weights)";
+constexpr Extractor weights_gb = float_of<weights_gb_rx>;
 
 // "ATTENTION RUNTIME FEATURES: AttentionRuntimeFeatures(..., has_speculative_draft_tokens=False, ...)"
-Out no_draft(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(has_speculative_draft_tokens=False)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Out(true);
-}
+constexpr char no_draft_rx[] = R"(has_speculative_draft_tokens=False)";
+constexpr Extractor no_draft = flag_of<no_draft_rx>;
 
-Out page_size(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(tokens per block=(\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto n = to_int(group(m, 1));
-    return n ? Out(*n) : std::nullopt;
-}
+constexpr char page_size_rx[] = R"(tokens per block=(\d+))";
+constexpr Extractor page_size = int_of<page_size_rx>;
 
 Out limits(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"(max_num_requests=(\d+), max_num_tokens=\d+, max_batch_size=(\d+))");
@@ -92,13 +61,8 @@ Out limits(std::string_view line, std::size_t at) {
     return Json::array({*n, *b});
 }
 
-Out load_gib(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(after loading weights \(inside torch\) in memory usage profiling: ([\d.]+) GiB)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto g = to_float_commas(group(m, 1));
-    return g ? Out(*g) : std::nullopt;
-}
+constexpr char load_gib_rx[] = R"(after loading weights \(inside torch\) in memory usage profiling: ([\d.]+) GiB)";
+constexpr Extractor load_gib = float_commas_of<load_gib_rx>;
 
 // The settings follow on the next line; the parser reads them there.
 Out llm_args(std::string_view line, std::size_t at) {
@@ -122,26 +86,14 @@ Out kv_quantization(std::string_view line, std::size_t at) {
 // kv_cache_dtype='auto', ...)". The one source of what was asked where no LLM Args line is.
 Out kv_dtype_setting(std::string_view line, std::size_t at) {
     INFERLINT_RX(rx, R"rx(kv_cache_dtype=["']([\w.]+)["'])rx");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return std::string(group(m, 1));
+    return fact(group_text(line, rx, at));
 }
 
-Out max_seq_len(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(max sequence length=(\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto n = to_int(group(m, 1));
-    return n ? Out(*n) : std::nullopt;
-}
+constexpr char max_seq_len_rx[] = R"(max sequence length=(\d+))";
+constexpr Extractor max_seq_len = int_of<max_seq_len_rx>;
 
-Out memory_fraction(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(fraction is set ([\d.]+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto v = to_float(group(m, 1));
-    return v ? Out(*v) : std::nullopt;
-}
+constexpr char memory_fraction_rx[] = R"(fraction is set ([\d.]+))";
+constexpr Extractor memory_fraction = float_of<memory_fraction_rx>;
 
 }  // namespace
 }  // namespace trtllm_lines
