@@ -84,6 +84,16 @@ void t22_sglang_settings(const parse::BootFacts& f, KnownBugFacts& out) {
         out.hybrid_model = false;
 }
 
+// The V1 model runner: not where the log says "Using V2 Model Runner"; yes before 0.29 (V2
+// was opt-in) and on a complete start of 0.29 or later that does not say it (a fallback, or
+// V1 forced); nullopt for a part of a log.
+std::optional<bool> t22_vllm_v1_runner(const parse::BootFacts& f, const std::optional<std::string>& version) {
+    if (f.realized.model_runner == "V2") return false;
+    if (version && compare_versions(*version, "0.29") < 0) return true;
+    if (version && f.ready) return true;
+    return std::nullopt;
+}
+
 }  // namespace
 
 KnownBugFacts known_bug_facts(const parse::BootFacts& f) {
@@ -93,8 +103,7 @@ KnownBugFacts known_bug_facts(const parse::BootFacts& f) {
         out.engine = EngineId::vllm;
         out.speculative_method = t22_vllm_speculative_method(f);
         out.hybrid_model = t22_vllm_hybrid(f);
-        // inferlint reads no model-runner line yet; before 0.30 the V1 runner was vLLM's default.
-        if (out.version && compare_versions(*out.version, "0.30") < 0) out.v1_model_runner = true;
+        out.v1_model_runner = t22_vllm_v1_runner(f, out.version);
     } else if (f.engine == "sglang") {
         out.engine = EngineId::sglang;
         t22_sglang_settings(f, out);

@@ -17,7 +17,7 @@ const std::vector<KnownBug>& known_engine_bugs() {
          .hybrid_model = BugNeeds::on,
          .v1_model_runner = BugNeeds::on,
          .configuration = "MTP speculative decoding on a hybrid (Mamba/linear-attention) model with the V1 "
-                          "model runner (the only default before 0.30)",
+                          "model runner (vLLM's default before 0.29; a start that logs \"Using V2 Model Runner\" ran V2)",
          .effect = "replies repeat or skip tokens: 29 of 385 replies changed, up to 11.9 accuracy points lost",
          .fix = "upgrade to vLLM 0.30 or later and keep its V2 model runner, or turn speculative decoding off",
          .source = "field note: MTP on a hybrid model, vLLM 0.28-0.29 against 0.30 (issue 30)"},

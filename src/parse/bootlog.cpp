@@ -171,6 +171,8 @@ void record_realized(BootFacts& f, std::string_view name, const Json& v) {
     } else if (name == "vllm_stats_line") {
         ++r.stats_lines;
         if (v.is_number_integer()) r.logged_preemptions = r.logged_preemptions.value_or(0) + v.get<long long>();
+    } else if (name == "vllm_model_runner_v2") {
+        r.model_runner = "V2";
     } else if (name == "trt_no_draft") {
         if (!f.speculative) f.speculative = false;
     }

@@ -160,6 +160,12 @@ Out cudagraph_downgrade(std::string_view line, std::size_t at) {
 constexpr char kv_dtype_line_rx[] = R"(Using (\w+) data type to store kv cache)";
 constexpr Extractor kv_dtype_line = text_of<kv_dtype_line_rx>;
 
+// "Using V2 Model Runner" (vllm/v1/worker/gpu_worker.py, at start-up where the V2 model
+// runner is used: the default from vLLM 0.29.0, which otherwise warns why it fell back to V1;
+// vLLM's model runner V2 announcement, vllm-project/vllm issue 48168).
+constexpr char model_runner_v2_rx[] = R"(Using V2 Model Runner)";
+constexpr Extractor model_runner_v2 = flag_of<model_runner_v2_rx>;
+
 constexpr char gpu_utilization_rx[] = R"(Desired GPU memory utilization is \(([\d.]+),)";
 constexpr Extractor gpu_utilization = float_of<gpu_utilization_rx>;
 
@@ -294,6 +300,7 @@ const std::vector<Field>& vllm_fields() {
          {float_commas_of<kGraphShare>},
          Reference::beyond},
         {"vllm_stats_line", "Avg prompt throughput:", nullptr, {stats_line}, Reference::beyond},
+        {"vllm_model_runner_v2", "Using V2 Model Runner", nullptr, {model_runner_v2}, Reference::beyond},
     };
     return fields;
 }

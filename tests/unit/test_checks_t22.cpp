@@ -81,12 +81,38 @@ TEST_CASE("T22: vLLM 0.28 with MTP on a hybrid model warns; one change flips it"
     CheckResult ngram = t22_of(t22_mutated(log, dir.path, "'method': 'mtp'", "'method': 'ngram'"));
     CHECK(ngram.status == Status::warn);
     CHECK(ngram.evidence["matched"] == Json::array({"vllm-ngram-hybrid"}));
-    // 0.30 and later: MTP is affected only with the V1 runner forced, and the log does not say the runner.
+    // 0.30 and later: MTP is affected only with the V1 runner forced. vLLM logs "Using V2 Model
+    // Runner" where it runs V2 (its default from 0.29): a complete start without that line ran V1.
     fs::path v30 = t22_mutated(log, dir.path, "engine (v0.28.0)", "engine (v0.30.0)");
-    CheckResult later = t22_of(v30);
-    CHECK(later.status == Status::unknown);
-    CHECK_THAT(later.message, Contains("the log does not say the model runner"));
-    CHECK(later.evidence["undecided"] == Json::array({"vllm-mtp-hybrid-v1-forced"}));
+    CheckResult forced = t22_of(v30);
+    CHECK(forced.status == Status::warn);
+    CHECK(forced.evidence["matched"] == Json::array({"vllm-mtp-hybrid-v1-forced"}));
+    CHECK(forced.evidence["v1_model_runner"] == true);
+    testsupport::TempDir v2dir("t22-v2");
+    const std::string anchor = "(EngineCore pid=3475) INFO 09-05 23:28:45 [cuda.py:426] Using AttentionBackendEnum";
+    CheckResult v2 = t22_of(t22_mutated(v30, v2dir.path, anchor,
+                                        "(EngineCore pid=3475) INFO 09-05 23:28:45 [gpu_worker.py:441] Using V2 Model "
+                                        "Runner\n" +
+                                            anchor));
+    CHECK(v2.status == Status::pass);
+    CHECK(v2.evidence["v1_model_runner"] == false);
+    // The same line on 0.28, where V2 was opt-in: the row before 0.30 needs V1, so it passes too.
+    testsupport::TempDir v28dir("t22-v28");
+    CheckResult v28 = t22_of(t22_mutated(log, v28dir.path, anchor,
+                                         "(EngineCore pid=3475) INFO 09-05 23:28:45 [gpu_worker.py:441] Using V2 "
+                                         "Model Runner\n" +
+                                             anchor));
+    CHECK(v28.status == Status::pass);
+    // A part of a 0.30 log (no ready line) that does not say the runner: Can't tell.
+    testsupport::TempDir partdir("t22-part");
+    std::string text = util::read_file(v30);
+    text = text.substr(0, text.find("Application startup complete"));
+    text = text.substr(0, text.rfind('\n') + 1);
+    util::write_file(partdir.path / "part.log", text);
+    CheckResult part = t22_of(partdir.path / "part.log");
+    CHECK(part.status == Status::unknown);
+    CHECK_THAT(part.message, Contains("the log does not say the model runner"));
+    CHECK(part.evidence["undecided"] == Json::array({"vllm-mtp-hybrid-v1-forced"}));
 }
 
 TEST_CASE("T22: vLLM starts without speculative decoding pass", "[T22][shared]") {

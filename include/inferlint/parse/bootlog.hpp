@@ -65,6 +65,8 @@ struct RealizedFacts {
     // TensorRT-LLM: the log has DEBUG lines ("[TRT-LLM] [D]", "[TensorRT-LLM][DEBUG]"), so a
     // pause logged at DEBUG would be in it.
     bool trt_debug_lines = false;
+    // vLLM: "V2" where the log says "Using V2 Model Runner"; nullopt where it does not.
+    std::optional<std::string> model_runner;
 };
 
 // The settings a start asked for that the checks use, typed. Each engine's parser fills
