@@ -75,7 +75,11 @@ Json Comparison::to_json() const {
     doc["arms"] = {{"a", arm_json(*a)}, {"b", arm_json(*b)}};
     doc["paired"] = options.pairing == stats::Pairing::paired;
     doc["seed"] = options.seed;
-    doc["interval"] = {{"method", "studentized bootstrap of the relative difference of the means"},
+    // Below kFewRuns completed runs an arm, relative_difference gives the delta method's t interval.
+    const bool few = std::min(a->completed().size(), b->completed().size()) < stats::kFewRuns;
+    doc["interval"] = {{"method", few ? "the delta method's standard error of the relative difference of the means, "
+                                        "times Student's t (fewer than 5 runs an arm)"
+                                      : "studentized bootstrap of the relative difference of the means"},
                        {"confidence", 0.95},
                        {"resamples", options.resamples}};
     doc["can_tell"] = !cant_tell.has_value();

@@ -10,9 +10,11 @@
 // quantiles the sample's standard error is multiplied by. The plain percentile interval
 // is too narrow at the few runs a benchmark has: in 1,000 trials of 5 runs an arm with 3%
 // noise it covered the truth in 89% (unpaired) and 84% (paired) of them; bootstrap-t in
-// 95-96% and 94% (tests/unit/test_core_bootstrap.cpp measures both). At 3 runs an arm no
-// bootstrap is right (3 pairs have 10 distinct resamples): the paired interval covers
-// about 80%, so the command says so.
+// 95-96% and 94% (tests/unit/test_core_bootstrap.cpp measures both). Below 5 runs an arm
+// no bootstrap is right (3 pairs have 10 distinct resamples, and the bootstrap-t covered
+// about 80% paired, with ends thrown far out by near-equal runs): there the interval is the
+// delta method's standard error times Student's t (paired n - 1 degrees of freedom,
+// unpaired Welch's), whose coverage the same test measures at 3 and 4 runs.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +32,13 @@ enum class Better { higher, lower };
 // interleaved campaign's), resampled together, so what the pair shares cancels.
 enum class Pairing { unpaired, paired };
 
-// Studentized (the default; see above) or percentile (the textbook interval).
+// Studentized (the default; see above; below kFewRuns runs an arm, the delta method's t
+// interval) or percentile (the textbook interval).
 enum class IntervalKind { studentized, percentile };
+inline constexpr std::size_t kFewRuns = 5;
+
+// Student's t quantile: P(T <= t) = p (p > 0.5), `df` degrees of freedom (fractional allowed).
+double student_t_quantile(double p, double df);
 
 // A seeded source of indices, the same on every platform.
 class Rng {
