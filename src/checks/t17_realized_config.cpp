@@ -148,18 +148,21 @@ CheckResult check_kv_dtype_as_asked(const parse::BootFacts& facts, const parse::
 
 namespace {
 
-// The diff over the starts compared (`per_start`, named `starts`); `not_compared` those
-// left out, `total` all given, `what` the source for the too-few message.
-CheckResult config_diff(const std::vector<std::vector<ConfigField>>& per_start, const std::vector<std::string>& starts,
-                        const std::vector<std::string>& not_compared, std::size_t total, std::string_view what) {
+// The fields that differ over the starts compared (`per_start`, named `starts`), typed for
+// each caller's message, with the evidence both write.
+struct ConfigDiff {
+    Json ev;
+    std::vector<std::string> differ, unasked;  // unasked: the command lines agree, the servers chose
+    std::string asked_and_ran;                 // "name (asked ...; ran ...)" per field that differs
+    std::string ran;                           // "name (...)": what ran, per field that differs
+};
+
+ConfigDiff config_diff(const std::vector<std::vector<ConfigField>>& per_start, const std::vector<std::string>& starts,
+                       const std::vector<std::string>& not_compared) {
+    ConfigDiff d;
+    d.ev = Json{{"starts", starts}, {"not_compared", not_compared}, {"fields", Json::object()}};
+    if (per_start.size() < 2) return d;
     Json fields = Json::object();
-    Json ev{{"starts", starts}, {"not_compared", not_compared}, {"fields", Json::object()}};
-    if (per_start.size() < 2)
-        return {TripwireId::T17, Status::unknown,
-                fmt::format("{} of {} {}; at least two are needed to compare", per_start.size(), total, what),
-                std::move(ev)};
-    std::vector<std::string> differ, unasked;
-    std::string details;
     for (std::size_t k = 0; k < per_start.front().size(); ++k) {
         std::vector<Json> asked, realized, known;
         for (const auto& fs : per_start) {
@@ -172,28 +175,22 @@ CheckResult config_diff(const std::vector<std::vector<ConfigField>>& per_start, 
         fields[name] = Json{{"asked", asked}, {"realized", realized}};
         const bool asked_differ = std::any_of(asked.begin(), asked.end(), [&](const Json& a) { return a != asked[0]; });
         if (!asked_differ && known.size() < 2) continue;
-        differ.push_back(name);
-        if (!asked_differ) unasked.push_back(name);
-        details += fmt::format("{}{} (asked {}; ran {})", details.empty() ? "" : "; ", name,
-                               list_text(asked, "default"), list_text(realized, "?"));
+        d.differ.push_back(name);
+        if (!asked_differ) d.unasked.push_back(name);
+        const char* sep = d.asked_and_ran.empty() ? "" : "; ";
+        d.asked_and_ran +=
+            fmt::format("{}{} (asked {}; ran {})", sep, name, list_text(asked, "default"), list_text(realized, "?"));
+        d.ran += fmt::format("{}{} ({})", sep, name, list_text(realized, "?"));
     }
-    ev["fields"] = std::move(fields);
-    ev["differ"] = differ;
-    std::string label;
-    for (const auto& s : starts) label += (label.empty() ? "" : ", ") + s;
-    if (differ.empty())
-        return {
-            TripwireId::T17, Status::pass,
-            fmt::format("{} starts ran the same configuration, as far as their logs tell: {}", starts.size(), label),
-            std::move(ev)};
-    std::string msg = fmt::format("{} starts ran different configurations in {} field{}: {}", starts.size(),
-                                  differ.size(), differ.size() == 1 ? "" : "s", details);
-    if (!unasked.empty()) {
-        std::string names;
-        for (const auto& n : unasked) names += (names.empty() ? "" : ", ") + n;
-        msg += fmt::format(". The command lines agree on {}: the servers chose those themselves", names);
-    }
-    return {TripwireId::T17, Status::warn, std::move(msg), std::move(ev)};
+    d.ev["fields"] = std::move(fields);
+    d.ev["differ"] = d.differ;
+    return d;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
 }
 
 }  // namespace
@@ -211,7 +208,22 @@ CheckResult check_realized_config(const std::vector<const parse::BootFacts*>& fa
         starts.push_back(std::move(name));
         per_start.push_back(realized_config(*facts[i]));
     }
-    return config_diff(per_start, starts, not_compared, facts.size(), "starts came up with an arguments line");
+    ConfigDiff d = config_diff(per_start, starts, not_compared);
+    if (per_start.size() < 2)
+        return {TripwireId::T17, Status::unknown,
+                fmt::format("{} of {} starts came up with an arguments line; at least two are needed to compare",
+                            per_start.size(), facts.size()),
+                std::move(d.ev)};
+    if (d.differ.empty())
+        return {TripwireId::T17, Status::pass,
+                fmt::format("{} starts ran the same configuration, as far as their logs tell: {}", starts.size(),
+                            joined(starts)),
+                std::move(d.ev)};
+    std::string msg = fmt::format("{} starts ran different configurations in {} field{}: {}", starts.size(),
+                                  d.differ.size(), d.differ.size() == 1 ? "" : "s", d.asked_and_ran);
+    if (!d.unasked.empty())
+        msg += fmt::format(". The command lines agree on {}: the servers chose those themselves", joined(d.unasked));
+    return {TripwireId::T17, Status::warn, std::move(msg), std::move(d.ev)};
 }
 
 CheckResult check_metrics_config(const std::vector<std::pair<std::string, std::optional<parse::MetricsPool>>>& pools) {
@@ -221,24 +233,23 @@ CheckResult check_metrics_config(const std::vector<std::pair<std::string, std::o
         (pool ? starts : not_compared).push_back(name);
         if (pool) per_start.push_back(metrics_config(*pool));
     }
-    CheckResult r =
-        config_diff(per_start, starts, not_compared, pools.size(), "replicas state their KV pool in /metrics");
-    r.evidence["pool_source"] = "metrics";
-    if (r.status == Status::pass)
-        r.message = fmt::format("{} replicas hold the same KV pool, block size and KV dtype, as their /metrics state",
-                                starts.size());
-    if (r.status != Status::warn) return r;
-    std::string details;
-    for (const auto& name : r.evidence["differ"]) {
-        const auto& values = r.evidence["fields"][name.get<std::string>()]["realized"];
-        details += fmt::format("{}{} ({})", details.empty() ? "" : "; ", name.get<std::string>(),
-                               list_text(values.get<std::vector<Json>>(), "?"));
-    }
-    r.message = fmt::format(
-        "{} replicas' /metrics state different KV pools: {}; the same benchmark then runs on "
-        "different servers",
-        starts.size(), details);
-    return r;
+    ConfigDiff d = config_diff(per_start, starts, not_compared);
+    d.ev["pool_source"] = "metrics";
+    if (per_start.size() < 2)
+        return {TripwireId::T17, Status::unknown,
+                fmt::format("{} of {} replicas state their KV pool in /metrics; at least two are needed to compare",
+                            per_start.size(), pools.size()),
+                std::move(d.ev)};
+    if (d.differ.empty())
+        return {TripwireId::T17, Status::pass,
+                fmt::format("{} replicas hold the same KV pool, block size and KV dtype, as their /metrics state",
+                            starts.size()),
+                std::move(d.ev)};
+    return {TripwireId::T17, Status::warn,
+            fmt::format("{} replicas' /metrics state different KV pools: {}; the same benchmark then runs on "
+                        "different servers",
+                        starts.size(), d.ran),
+            std::move(d.ev)};
 }
 
 }  // namespace inferlint::checks

@@ -4,6 +4,7 @@
 #include "inferlint/checks/t19_gpu_shared.hpp"
 #include "inferlint/parse/loadlog.hpp"
 #include "inferlint/run/loader.hpp"
+#include "inferlint/util/error.hpp"
 
 #include <fmt/format.h>
 

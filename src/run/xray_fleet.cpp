@@ -2,27 +2,15 @@
 // once per replica, recorded around one load command, each into a folder of its own that
 // reads as an ordinary run folder (boot.log, before/after snapshots, run.series.jsonl);
 // the load's files, results.json and the page sit in the run folder above them.
-#include "inferlint/checks/bootlog_checks.hpp"
 #include "inferlint/checks/fleet.hpp"
-#include "inferlint/checks/t19_gpu_shared.hpp"
-#include "inferlint/parse/loadlog.hpp"
 #include "inferlint/report/report.hpp"
 #include "inferlint/run/fleet_page.hpp"
-#include "inferlint/run/gpu_record.hpp"
 #include "inferlint/run/judge_fleet.hpp"
 #include "inferlint/run/run_folder.hpp"
-#include "inferlint/run/loader.hpp"
-#include "inferlint/run/probe.hpp"
-#include "inferlint/run/scrape.hpp"
-#include "inferlint/run/watch.hpp"
 #include "inferlint/util/clock.hpp"
-#include "inferlint/util/files.hpp"
-#include "inferlint/util/process.hpp"
 #include "xray_stages.hpp"
 
-#include <atomic>
-#include <chrono>
-#include <set>
+#include <algorithm>
 
 namespace inferlint::xray::detail {
 

@@ -3,6 +3,7 @@
 #include "inferlint/report/report.hpp"
 #include "inferlint/run/gpu_record.hpp"
 #include "inferlint/run/judge.hpp"
+#include "inferlint/run/run_folder.hpp"
 #include "inferlint/util/clock.hpp"
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/files.hpp"

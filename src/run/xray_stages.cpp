@@ -255,7 +255,6 @@ LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& arg
     if (path && fs::exists(*path, ec)) {
         try {
             found.bench = load_bench_result(*path);
-            found.source = path->filename().string();
             found.path = *path;
         } catch (const InputError& e) {
             say(fmt::format("note: the load tool's result is not used: {}", e.what()));
@@ -264,18 +263,6 @@ LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& arg
     found.requested = plan.requested ? plan.requested : load_concurrency(argv);
     if (!found.requested && found.bench) found.requested = found.bench->max_concurrency;
     return found;
-}
-
-void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv) {
-    ev.unique_prompts = load_unique_prompts(argv);
-    // The client's own account of its arguments, when the command line leaves the dataset
-    // to its default (vllm bench serve's is random), as `report` reads it from load.log.
-    if (!ev.unique_prompts && load_client(argv)) ev.unique_prompts = unique_prompts_in(plan.out / "load.log");
-    if (ev.bench && ev.before && ev.after && load_client(argv)) {
-        try {
-            ev.untimed_requests = untimed_requests_in(plan.out / "load.log");
-        } catch (const InputError&) {}
-    }
 }
 
 // The load tool's result, kept in the run folder (copied there when the tool wrote it

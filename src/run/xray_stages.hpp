@@ -16,6 +16,7 @@
 #include "inferlint/run/prometheus.hpp"
 #include "inferlint/run/xray.hpp"
 #include "inferlint/util/error.hpp"
+#include "inferlint/util/files.hpp"
 #include "xray_internal.hpp"
 
 #include <fmt/format.h>
@@ -53,8 +54,7 @@ inline std::vector<CheckResult> boot_checks(const std::string& text, const Engin
 struct LoadFound {
     std::optional<BenchResult> bench;
     std::optional<long long> requested;
-    std::optional<std::string> source;  // the result file's name, for the page
-    std::optional<fs::path> path;       // the result file read
+    std::optional<fs::path> path;  // the result file read
 };
 LoadFound find_load_result(const Plan& plan, const std::vector<std::string>& argv, const std::optional<fs::path>& asked,
                            fs::file_time_type started, const Say& say);
@@ -82,10 +82,6 @@ struct BootRead {
 };
 BootRead read_boot(const fs::path& log, const fs::path& folder, const std::string& url, const Engine* engine,
                    std::string_view engine_is, std::string_view log_words);
-
-// What the load command and its load.log say for the checks: why its prompts are unique
-// (T16), and the requests its client left untimed (T15, with a result and both snapshots).
-void add_load_evidence(checks::RunEvidence& ev, const Plan& plan, const std::vector<std::string>& argv);
 
 // The probe runs on a thread of its own so a signal need not wait for its requests.
 struct ProbeJob {
