@@ -36,6 +36,13 @@ inline std::filesystem::path reference_dir() {
     return source_dir().parent_path() / "shared" / "reference";
 }
 
+// The load tools' real result files: ../shared/loadtools beside the clone, or the folder
+// INFERLINT_LOADTOOLS_DIR names.
+inline std::filesystem::path loadtools_dir() {
+    if (const char* dir = std::getenv("INFERLINT_LOADTOOLS_DIR"); dir && *dir) return dir;
+    return source_dir().parent_path() / "shared" / "loadtools";
+}
+
 // Its fixtures and golden folders, or nullopt when absent. A test case reaches them after
 // REQUIRE_REFERENCE, and is tagged [shared].
 inline std::optional<std::filesystem::path> reference_fixtures() {

@@ -19,13 +19,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path t20_loadtools() {
-    if (const char* dir = std::getenv("INFERLINT_LOADTOOLS_DIR"); dir && *dir) return dir;
-    return testsupport::source_dir().parent_path() / "shared" / "loadtools";
-}
-
 BenchResult t20_real(const std::string& rel) {
-    const fs::path p = t20_loadtools() / rel;
+    const fs::path p = testsupport::loadtools_dir() / rel;
     if (!fs::exists(p))
         FAIL("needs " << p.string() << ", which is absent: leave the [shared] test cases out with ~[shared]");
     return load_bench_result(p);

@@ -23,13 +23,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-fs::path t21_loadtools() {
-    if (const char* dir = std::getenv("INFERLINT_LOADTOOLS_DIR"); dir && *dir) return dir;
-    return testsupport::source_dir().parent_path() / "shared" / "loadtools";
-}
-
 #define REQUIRE_T21_LOADTOOLS(var)                                                                   \
-    const fs::path var = t21_loadtools();                                                            \
+    const fs::path var = testsupport::loadtools_dir();                                               \
     if (!fs::is_directory(var))                                                                      \
     FAIL("needs " << var.string()                                                                    \
                   << ", which is absent: ctest skips the [shared] test cases there; by hand, leave " \

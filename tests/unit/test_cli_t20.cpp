@@ -10,11 +10,6 @@ using nlohmann::json;
 
 namespace {
 
-fs::path t20_cli_loadtools() {
-    if (const char* dir = std::getenv("INFERLINT_LOADTOOLS_DIR"); dir && *dir) return dir;
-    return testsupport::source_dir().parent_path() / "shared" / "loadtools";
-}
-
 json t20_cli_pick(const std::string& out) {
     for (const auto& r : json::parse(out))
         if (r["tripwire"] == "T20") return r;
@@ -34,7 +29,7 @@ TEST_CASE("explain T20 names the trap, the check and the option", "[T20][cli]") 
 
 TEST_CASE("report on AIPerf's result with 11 cancelled requests: T20 fails, and warns under --max-failed-share 15",
           "[T20][cli][shared]") {
-    const fs::path result = t20_cli_loadtools() / "aiperf/examples-artifacts-run1/profile_export_aiperf.json";
+    const fs::path result = testsupport::loadtools_dir() / "aiperf/examples-artifacts-run1/profile_export_aiperf.json";
     if (!fs::exists(result)) FAIL("needs " << result.string() << "; leave [shared] out with ~[shared]");
     const fs::path page = testsupport::scratch_dir("t20-cli") / "report.html";
     const std::string env = "env -u INFERLINT_ENGINE -u INFERLINT_TRIPWIRES ";

@@ -18,13 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-fs::path loadtools_dir() {
-    if (const char* dir = std::getenv("INFERLINT_LOADTOOLS_DIR"); dir && *dir) return dir;
-    return testsupport::source_dir().parent_path() / "shared" / "loadtools";
-}
-
 #define REQUIRE_LOADTOOLS(var)                                                           \
-    const fs::path var = loadtools_dir();                                                \
+    const fs::path var = testsupport::loadtools_dir();                                   \
     if (!fs::is_directory(var))                                                          \
     FAIL("needs " << var.string()                                                        \
                   << ", which is absent: ctest skips the [shared] test cases there; by " \

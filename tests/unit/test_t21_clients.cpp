@@ -19,11 +19,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-fs::path t21c_loadtools() {
-    if (const char* dir = std::getenv("INFERLINT_LOADTOOLS_DIR"); dir && *dir) return dir;
-    return testsupport::source_dir().parent_path() / "shared" / "loadtools";
-}
-
 // A recording with the running gauge at 4, so only the client's side is missing.
 std::string t21c_series() {
     std::string text = R"({"schema": "inferlint.series/1", "url": "http://127.0.0.1:8000", "interval_s": 0.25})"
@@ -99,7 +94,7 @@ TEST_CASE("T21 on the real SGLang and TensorRT-LLM client results: Can't tell, n
         CHECK(r.status == Status::unknown);
         CHECK_THAT(r.message, Contains("not even with"));
     }
-    const fs::path dir = t21c_loadtools() / "sglang-bench-serving";
+    const fs::path dir = testsupport::loadtools_dir() / "sglang-bench-serving";
     if (!fs::is_directory(dir)) FAIL("needs " << dir.string());
     int seen = 0;
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
