@@ -14,27 +14,21 @@
 namespace inferlint::cli {
 
 void add_fleet_options(CLI::App& app, FleetOptions& o) {
-    const std::string g = "Prometheus";
+    auto prom = [&app](const char* name, auto& value, const std::string& help) {
+        return app.add_option(name, value, "with --prometheus: " + help)->group("Prometheus");
+    };
     app.add_option("--prometheus", o.prometheus,
                    "read the run's window from this Prometheus (or Thanos, Mimir, VictoriaMetrics) instead of files: "
                    "every replica --match names, and the fleet")
-        ->group(g);
-    app.add_option("--match", o.match,
-                   "with --prometheus: the label selector, e.g. '{job=\"vllm\",namespace=\"bench\"}'")
-        ->group(g);
-    app.add_option("--start", o.start, "with --prometheus: the window's start, Unix seconds or RFC 3339")->group(g);
-    app.add_option("--end", o.end, "with --prometheus: the window's end, Unix seconds or RFC 3339")->group(g);
-    app.add_option("--run", o.run,
-                   "with --prometheus: take the window from this xray run folder (its before and after snapshots; for "
-                   "a fleet, its replicas' earliest and latest)")
-        ->group(g);
-    app.add_option("--step", o.step,
-                   "with --prometheus: seconds between the gauges' samples (default: the targets' scrape interval)")
-        ->group(g);
-    app.add_option("--timeout", o.timeout_s, "with --prometheus: seconds to wait for each answer")
-        ->default_val(30)
-        ->check(CLI::Range(0.1, 3600.0))
-        ->group(g);
+        ->group("Prometheus");
+    prom("--match", o.match, "the label selector, e.g. '{job=\"vllm\",namespace=\"bench\"}'");
+    prom("--start", o.start, "the window's start, Unix seconds or RFC 3339");
+    prom("--end", o.end, "the window's end, Unix seconds or RFC 3339");
+    prom("--run", o.run,
+         "take the window from this xray run folder (its before and after snapshots; for a fleet, its replicas' "
+         "earliest and latest)");
+    prom("--step", o.step, "seconds between the gauges' samples (default: the targets' scrape interval)");
+    prom("--timeout", o.timeout_s, "seconds to wait for each answer")->default_val(30)->check(CLI::Range(0.1, 3600.0));
 }
 
 void fleet_or_files(const FleetOptions& o, const std::string& command,

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 namespace inferlint {
 
@@ -60,6 +61,38 @@ constexpr std::array kResultFields{"completed",           "failed",      "total_
                                    "total_output_tokens", "duration",    "output_throughput",
                                    "max_concurrency",     "num_prompts", "mean_ttft_ms"};
 
+// The keys of vLLM's result format and the fields they fill: counts and numbers, read in
+// this order (the first that is wrong fails).
+struct BenchKey {
+    const char* key;
+    std::variant<std::optional<long long> BenchResult::*, std::optional<double> BenchResult::*> into;
+};
+constexpr BenchKey kTotals[] = {{"completed", &BenchResult::completed},
+                                {"failed", &BenchResult::failed},
+                                {"total_input_tokens", &BenchResult::input_tokens},
+                                {"total_output_tokens", &BenchResult::output_tokens},
+                                {"duration", &BenchResult::duration_s},
+                                {"output_throughput", &BenchResult::output_throughput},
+                                {"max_concurrency", &BenchResult::max_concurrency},
+                                {"num_prompts", &BenchResult::num_prompts}};
+constexpr BenchKey kLatencies[] = {{"mean_ttft_ms", &BenchResult::mean_ttft_ms},
+                                   {"median_ttft_ms", &BenchResult::median_ttft_ms},
+                                   {"p99_ttft_ms", &BenchResult::p99_ttft_ms},
+                                   {"mean_tpot_ms", &BenchResult::mean_tpot_ms},
+                                   {"median_tpot_ms", &BenchResult::median_tpot_ms},
+                                   {"p99_tpot_ms", &BenchResult::p99_tpot_ms},
+                                   {"request_throughput", &BenchResult::request_throughput}};
+
+template <std::size_t N>
+void read_keys(const Json& doc, const std::string& path, BenchResult& r, const BenchKey (&keys)[N]) {
+    for (const BenchKey& k : keys) {
+        if (auto c = std::get_if<0>(&k.into))
+            r.** c = count(doc, k.key, path);
+        else
+            r.*std::get<1>(k.into) = number(doc, k.key, path);
+    }
+}
+
 // SGLang's client writes its server's arguments and the dataset it drew; TensorRT-LLM's
 // writes user_throughput; vLLM's writes endpoint_type. Checked in that order.
 std::optional<std::string> bench_client(const Json& doc) {
@@ -74,26 +107,13 @@ std::optional<std::string> bench_client(const Json& doc) {
 BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
     BenchResult r;
     r.path = path;
-    r.completed = count(doc, "completed", path);
-    r.failed = count(doc, "failed", path);
-    r.input_tokens = count(doc, "total_input_tokens", path);
-    r.output_tokens = count(doc, "total_output_tokens", path);
-    r.duration_s = number(doc, "duration", path);
-    r.output_throughput = number(doc, "output_throughput", path);
-    r.max_concurrency = count(doc, "max_concurrency", path);
-    r.num_prompts = count(doc, "num_prompts", path);
+    read_keys(doc, path, r, kTotals);
     if (auto it = doc.find("backend"); it != doc.end() && !it->is_null()) {
         if (!it->is_string())
             throw InputError(fmt::format("{}: \"backend\" is {}, expected a string", path, json_type(*it)));
         r.backend = it->get<std::string>();
     }
-    r.mean_ttft_ms = number(doc, "mean_ttft_ms", path);
-    r.median_ttft_ms = number(doc, "median_ttft_ms", path);
-    r.p99_ttft_ms = number(doc, "p99_ttft_ms", path);
-    r.mean_tpot_ms = number(doc, "mean_tpot_ms", path);
-    r.median_tpot_ms = number(doc, "median_tpot_ms", path);
-    r.p99_tpot_ms = number(doc, "p99_tpot_ms", path);
-    r.request_throughput = number(doc, "request_throughput", path);
+    read_keys(doc, path, r, kLatencies);
     // Read only when a string: the reference's checks never looked at it, so a file they
     // accepted is not refused for it.
     if (auto it = doc.find("endpoint_type"); it != doc.end() && it->is_string())
@@ -106,12 +126,7 @@ BenchResult bench_result_from_json(const Json& doc, const std::string& path) {
 BenchResult bench_from_load(const LoadResult& load) {
     BenchResult r;
     r.path = load.path;
-    r.completed = load.completed;
-    r.failed = load.failed;
-    r.input_tokens = load.input_tokens;
-    r.output_tokens = load.output_tokens;
-    r.duration_s = load.duration_s;
-    r.output_throughput = load.output_throughput;
+    loadread::copy_totals(load, r);
     if (load.concurrency && std::isfinite(*load.concurrency) && *load.concurrency >= 0 && *load.concurrency < 9e18)
         r.max_concurrency = static_cast<long long>(*load.concurrency);
     r.mean_ttft_ms = load.ttft_ms.mean;

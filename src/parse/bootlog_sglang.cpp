@@ -26,49 +26,28 @@ Out kv_pool(std::string_view line, std::size_t at) {
 
 // MLA models (DeepSeek, Kimi) keep one latent cache, not K and V:
 // "KV Cache is allocated. #tokens: 10000, KV size: 0.65 GB" (MLATokenToKVPool).
-Out kv_pool_mla(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(KV Cache is allocated\. (?:dtype: \S+, )?#tokens: (\d+), KV size: ([\d.]+) GB)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto tok = to_int(group(m, 1));
-    auto kv = to_float(group(m, 2));
-    if (!tok || !kv) return std::nullopt;
-    return Json::array({*tok, round2(*kv)});
+std::optional<double> to_float_round2(std::string_view s) {
+    auto v = to_float(s);
+    return v ? std::optional<double>(round2(*v)) : std::nullopt;
 }
+constexpr Extractor kv_pool_mla =
+    pair_of<R"(KV Cache is allocated\. (?:dtype: \S+, )?#tokens: (\d+), KV size: ([\d.]+) GB)", to_int,
+            to_float_round2>;
 
 // DeepSeek-V4's hybrid pools print no "KV Cache is allocated" line; the full-attention
 // pool is sized here: "DSV4 memory calculation: bytes_per_full_token=7705.45,
 // available_bytes=11.89 GB, c128_state_fixed=0.11 GB, full_token=1641472".
-Out kv_pool_dsv4(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(DSV4 memory calculation: .*available_bytes=([\d.]+) GB,.* full_token=(\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto g = to_float(group(m, 1));
-    auto tok = to_int(group(m, 2));
-    if (!g || !tok) return std::nullopt;
-    return Json::array({*tok, *g});
-}
+constexpr Extractor kv_pool_dsv4 =
+    swapped_pair_of<R"(DSV4 memory calculation: .*available_bytes=([\d.]+) GB,.* full_token=(\d+))", to_float, to_int>;
 
-Out model_load(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Load weight end\. elapsed=([\d.]+) s,.* mem usage=([\d.]+) GB)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto s = to_float_commas(group(m, 1));
-    auto g = to_float_commas(group(m, 2));
-    if (!s || !g) return std::nullopt;
-    return Json::array({*g, *s});
-}
+constexpr Extractor model_load = swapped_pair_of<R"(Load weight end\. elapsed=([\d.]+) s,.* mem usage=([\d.]+) GB)",
+                                                 to_float_commas, to_float_commas>;
 
 // Forks and older releases print no elapsed time: "Load weight end. type=DeepseekV3ForCausalLM,
 // dtype=torch.bfloat16, avail mem=33.80 GB, mem usage=13.06 GB."
-Out model_load_untimed(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Load weight end\. .*mem usage=([\d.]+) GB)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto g = to_float_commas(group(m, 1));
-    if (!g) return std::nullopt;
-    return Json::array({*g, nullptr});
-}
+std::optional<std::nullptr_t> untimed(std::string_view) { return nullptr; }
+constexpr Extractor model_load_untimed =
+    pair_of<R"(Load weight end\. .*mem usage=([\d.]+) GB)", to_float_commas, untimed>;
 
 // The rank of a scheduler line, "TP3" in "[2026-08-07 17:36:17 TP3] ...", or "" (one process).
 std::string rank_of(std::string_view line) {
@@ -97,56 +76,32 @@ Out cudagraph(std::string_view line, std::size_t at) {
     return Json::array({negative ? -*g : *g, rank_of(line), draft});
 }
 
-Out running_cap_reason(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(max_running_requests is capped to (\d+) by the ([^(]+?) \()");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto n = to_int(group(m, 1));
-    if (!n) return std::nullopt;
-    return Json::array({*n, std::string(util::text::trim(group(m, 2), util::text::kPySpace))});
+std::optional<std::string> py_stripped(std::string_view s) {
+    return std::string(util::text::trim(s, util::text::kPySpace));
 }
+constexpr Extractor running_cap_reason =
+    pair_of<R"(max_running_requests is capped to (\d+) by the ([^(]+?) \()", to_int, py_stripped>;
 
-Out limits(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(max_total_num_tokens=(\d+),.* max_running_requests=(\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto tok = to_int(group(m, 1));
-    auto n = to_int(group(m, 2));
-    if (!tok || !n) return std::nullopt;
-    return Json::array({*tok, *n});
-}
+constexpr Extractor limits = pair_of<R"(max_total_num_tokens=(\d+),.* max_running_requests=(\d+))", to_int, to_int>;
 
-constexpr char default_backend_rx[] = R"(Attention backend not specified\. Use (\w+) backend by default)";
-constexpr Extractor default_backend = text_of<default_backend_rx>;
+constexpr Extractor default_backend = text_of<R"(Attention backend not specified\. Use (\w+) backend by default)">;
 
 // ---- beyond the Python tool (T17)
 
-constexpr char kv_dtype_rx[] = R"(KV Cache is allocated\. dtype: ([^,\s]+),)";
-constexpr Extractor kv_dtype = text_of<kv_dtype_rx>;
+constexpr Extractor kv_dtype = text_of<R"(KV Cache is allocated\. dtype: ([^,\s]+),)">;
 
 // "Using KV cache dtype: torch.bfloat16" (model_runner.py, before the pool line).
-constexpr char kv_dtype_using_rx[] = R"(Using KV cache dtype: ([^,\s]+))";
-constexpr Extractor kv_dtype_using = text_of<kv_dtype_using_rx>;
+constexpr Extractor kv_dtype_using = text_of<R"(Using KV cache dtype: ([^,\s]+))">;
 
 // Hybrid linear-attention models: "Linear attention kernel backend: decode=triton,
 // prefill=triton, verify=triton" (the full-attention layers keep the backend named apart).
-constexpr char linear_backend_rx[] = R"(Linear attention kernel backend: decode=(\w+))";
-constexpr Extractor linear_backend = text_of<linear_backend_rx>;
+constexpr Extractor linear_backend = text_of<R"(Linear attention kernel backend: decode=(\w+))">;
 
 // "Overriding draft attention backend to flashinfer." (speculative decoding's drafter).
-constexpr char draft_backend_rx[] = R"(Overriding draft attention backend to (\w+))";
-constexpr Extractor draft_backend = text_of<draft_backend_rx>;
+constexpr Extractor draft_backend = text_of<R"(Overriding draft attention backend to (\w+))">;
 
 // "max_total_num_tokens=32096, chunked_prefill_size=4096, ..., context_len=16384, ..."
-Out realized_limits(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(chunked_prefill_size=(-?\d+),.* context_len=(\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto chunk = to_int(group(m, 1));
-    auto len = to_int(group(m, 2));
-    if (!chunk || !len) return std::nullopt;
-    return Json::array({*chunk, *len});
-}
+constexpr Extractor realized_limits = pair_of<R"(chunked_prefill_size=(-?\d+),.* context_len=(\d+))", to_int, to_int>;
 
 }  // namespace
 }  // namespace sglang_lines

@@ -14,55 +14,34 @@ namespace {
 
 using Out = std::optional<Json>;
 
-constexpr char version_rx[] = R"(TensorRT LLM version: (\S+))";
-constexpr Extractor version = text_of<version_rx>;
+constexpr Extractor version = text_of<R"(TensorRT LLM version: (\S+))">;
 
 // Printed twice: once by a dry run that sizes the pool, then for the pool itself.
-Out kv_pool(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Allocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto g = to_float_commas(group(m, 1));
-    auto tok = to_int(group(m, 2));
-    if (!g || !tok) return std::nullopt;
-    return Json::array({*tok, *g});
-}
+constexpr Extractor kv_pool =
+    swapped_pair_of<R"(Allocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\))", to_float_commas, to_int>;
 
 // 1.1 and older: "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3".
-constexpr char version_hyphen_rx[] = R"(TensorRT-LLM version: (\S+))";
-constexpr Extractor version_hyphen = text_of<version_hyphen_rx>;
+constexpr Extractor version_hyphen = text_of<R"(TensorRT-LLM version: (\S+))">;
 
 // "[TensorRT-LLM][INFO] Number of tokens per block: 32." (the KV cache manager, each pool).
-constexpr char tokens_per_block_rx[] = R"(Number of tokens per block: (\d+))";
-constexpr Extractor tokens_per_block = int_of<tokens_per_block_rx>;
+constexpr Extractor tokens_per_block = int_of<R"(Number of tokens per block: (\d+))">;
 
 // Without an "LLM Args" line (1.1): "PyTorchConfig(..., attn_backend='TRTLLM', ...)".
-constexpr char pytorch_attn_backend_rx[] = R"(attn_backend='(\w+)')";
-constexpr Extractor pytorch_attn_backend = text_of<pytorch_attn_backend_rx>;
+constexpr Extractor pytorch_attn_backend = text_of<R"(attn_backend='(\w+)')">;
 
 // "Use 63.32 GB for model weights." (the PyTorch backend's loader; GB as printed).
-constexpr char weights_gb_rx[] = R"(Use ([\d.]+) GB for model weights)";
-constexpr Extractor weights_gb = float_of<weights_gb_rx>;
+constexpr Extractor weights_gb = float_of<R"(Use ([\d.]+) GB for model weights)">;
 
 // "ATTENTION RUNTIME FEATURES: AttentionRuntimeFeatures(..., has_speculative_draft_tokens=False, ...)"
-constexpr char no_draft_rx[] = R"(has_speculative_draft_tokens=False)";
-constexpr Extractor no_draft = flag_of<no_draft_rx>;
+constexpr Extractor no_draft = flag_of<R"(has_speculative_draft_tokens=False)">;
 
-constexpr char page_size_rx[] = R"(tokens per block=(\d+))";
-constexpr Extractor page_size = int_of<page_size_rx>;
+constexpr Extractor page_size = int_of<R"(tokens per block=(\d+))">;
 
-Out limits(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(max_num_requests=(\d+), max_num_tokens=\d+, max_batch_size=(\d+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto n = to_int(group(m, 1));
-    auto b = to_int(group(m, 2));
-    if (!n || !b) return std::nullopt;
-    return Json::array({*n, *b});
-}
+constexpr Extractor limits =
+    pair_of<R"(max_num_requests=(\d+), max_num_tokens=\d+, max_batch_size=(\d+))", to_int, to_int>;
 
-constexpr char load_gib_rx[] = R"(after loading weights \(inside torch\) in memory usage profiling: ([\d.]+) GiB)";
-constexpr Extractor load_gib = float_commas_of<load_gib_rx>;
+constexpr Extractor load_gib =
+    float_commas_of<R"(after loading weights \(inside torch\) in memory usage profiling: ([\d.]+) GiB)">;
 
 // The settings follow on the next line; the parser reads them there.
 Out llm_args(std::string_view line, std::size_t at) {
@@ -89,11 +68,9 @@ Out kv_dtype_setting(std::string_view line, std::size_t at) {
     return fact(group_text(line, rx, at));
 }
 
-constexpr char max_seq_len_rx[] = R"(max sequence length=(\d+))";
-constexpr Extractor max_seq_len = int_of<max_seq_len_rx>;
+constexpr Extractor max_seq_len = int_of<R"(max sequence length=(\d+))">;
 
-constexpr char memory_fraction_rx[] = R"(fraction is set ([\d.]+))";
-constexpr Extractor memory_fraction = float_of<memory_fraction_rx>;
+constexpr Extractor memory_fraction = float_of<R"(fraction is set ([\d.]+))">;
 
 }  // namespace
 }  // namespace trtllm_lines

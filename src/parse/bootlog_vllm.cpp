@@ -14,8 +14,7 @@ namespace {
 
 using Out = std::optional<Json>;
 
-constexpr char version_rx[] = R"(Initializing a V1 LLM engine \(v([^)\s]+)\))";
-constexpr Extractor version = text_of<version_rx>;
+constexpr Extractor version = text_of<R"(Initializing a V1 LLM engine \(v([^)\s]+)\))">;
 
 Out non_default_args(std::string_view line, std::size_t) { return dict_after(line, "non-default args: "); }
 
@@ -59,11 +58,9 @@ bool enum_backend_anchor(std::string_view line) {
 
 constexpr char kRequested[] = R"(Using AttentionBackendEnum\.(\w+) backend\.\s*$)";
 
-constexpr char block_size_rx[] = R"(Setting attention block size to (\d+) tokens)";
-constexpr Extractor block_size = int_of<block_size_rx>;
+constexpr Extractor block_size = int_of<R"(Setting attention block size to (\d+) tokens)">;
 
-constexpr char mamba_padding_rx[] = R"(Padding mamba page size by ([\d.]+)%)";
-constexpr Extractor mamba_padding = float_of<mamba_padding_rx>;
+constexpr Extractor mamba_padding = float_of<R"(Padding mamba page size by ([\d.]+)%)">;
 
 Out kv_pool(std::string_view line, std::size_t at) {
     INFERLINT_RX(
@@ -91,15 +88,8 @@ Out kv_pool_bare(std::string_view line, std::size_t at) {
 // "Maximum concurrency for 16,384 tokens per request: 14.00x" on a line of its own.
 bool max_concurrency_alone(std::string_view line) { return line.find("KV cache size:") == std::string_view::npos; }
 
-Out max_concurrency(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto len = to_int_commas(group(m, 1));
-    auto x = to_float(group(m, 2));
-    if (!len || !x) return std::nullopt;
-    return Json::array({*len, *x});
-}
+constexpr Extractor max_concurrency =
+    pair_of<R"(Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x)", to_int_commas, to_float>;
 
 // --kv-cache-memory-bytes skips the profile: "Initial free memory 31.16 GiB, reserved 4.25
 // GiB memory for KV Cache as specified by kv_cache_memory_bytes config ..." (gpu_worker.py).
@@ -125,49 +115,27 @@ constexpr char kEstimated[] = R"(Estimated CUDA graph memory: ([\d.]+) GiB total
 constexpr char kActual[] = R"(CUDA graph pool memory: ([\d.]+) GiB \(actual\))";
 constexpr char kCompile[] = R"(torch\.compile took ([\d.]+) s in total)";
 
-Out model_load(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"(Model loading took ([\d.]+) GiB memory and ([\d.]+) seconds)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto g = to_float_commas(group(m, 1));
-    auto s = to_float_commas(group(m, 2));
-    if (!g || !s) return std::nullopt;
-    return Json::array({*g, *s});
-}
+constexpr Extractor model_load =
+    pair_of<R"(Model loading took ([\d.]+) GiB memory and ([\d.]+) seconds)", to_float_commas, to_float_commas>;
 
 // How vLLM split its budget: what it counts as used, and the activation peak it measured.
-Out memory_split(std::string_view line, std::size_t at) {
-    INFERLINT_RX(
-        rx,
-        R"(Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation)");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    auto c = to_float_commas(group(m, 1));
-    auto p = to_float_commas(group(m, 2));
-    if (!c || !p) return std::nullopt;
-    return Json::array({*c, *p});
-}
+constexpr Extractor memory_split = pair_of<
+    R"(Actual usage is ([\d.]+) GiB for consumed memory \(weights \+ non-torch\), ([\d.]+) GiB for peak activation)",
+    to_float_commas, to_float_commas>;
 
-Out cudagraph_downgrade(std::string_view line, std::size_t at) {
-    INFERLINT_RX(rx, R"((\w+) is not supported with spec-decode .*setting cudagraph_mode=(\w+))");
-    Match m;
-    if (!search_bounded(line, rx, m, at)) return std::nullopt;
-    return Json::array({std::string(group(m, 1)), std::string(group(m, 2))});
-}
+constexpr Extractor cudagraph_downgrade =
+    pair_of<R"((\w+) is not supported with spec-decode .*setting cudagraph_mode=(\w+))", as_text, as_text>;
 
 // ---- beyond the Python tool (T17): what the engine says it ran
 
-constexpr char kv_dtype_line_rx[] = R"(Using (\w+) data type to store kv cache)";
-constexpr Extractor kv_dtype_line = text_of<kv_dtype_line_rx>;
+constexpr Extractor kv_dtype_line = text_of<R"(Using (\w+) data type to store kv cache)">;
 
 // "Using V2 Model Runner" (vllm/v1/worker/gpu_worker.py, at start-up where the V2 model
 // runner is used: the default from vLLM 0.29.0, which otherwise warns why it fell back to V1;
 // vLLM's model runner V2 announcement, vllm-project/vllm issue 48168).
-constexpr char model_runner_v2_rx[] = R"(Using V2 Model Runner)";
-constexpr Extractor model_runner_v2 = flag_of<model_runner_v2_rx>;
+constexpr Extractor model_runner_v2 = flag_of<R"(Using V2 Model Runner)">;
 
-constexpr char gpu_utilization_rx[] = R"(Desired GPU memory utilization is \(([\d.]+),)";
-constexpr Extractor gpu_utilization = float_of<gpu_utilization_rx>;
+constexpr Extractor gpu_utilization = float_of<R"(Desired GPU memory utilization is \(([\d.]+),)">;
 
 // The periodic stats line; its value is the "Preemptions: N" it carries, else null:
 // "Engine 000: Avg prompt throughput: 83.2 tokens/s, Avg generation throughput: 201.2

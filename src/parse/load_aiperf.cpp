@@ -46,9 +46,7 @@ bool is_aiperf(const Json& doc) {
 }
 
 LoadResult read_aiperf(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "aiperf";
+    LoadResult r = f.result("aiperf");
     r.tool_version = f.text(doc, "aiperf_version");
     r.completed = metric_count(doc, "request_count", f);
     r.failed = metric_count(doc, "error_request_count", f);
@@ -61,11 +59,11 @@ LoadResult read_aiperf(const Json& doc, const Fields& f) {
             r.duration_s = *v / 1000.0;
     }
     if (const Json* t = metric(doc, "output_token_throughput")) r.output_throughput = f.number(*t, "avg");
-    r.ttft_ms = metric_stats(doc, "ttft", f);
-    if (r.ttft_ms.empty()) r.ttft_ms = metric_stats(doc, "time_to_first_token", f);
-    r.tpot_ms = metric_stats(doc, "inter_token_latency", f);
-    r.itl_ms = metric_stats(doc, "inter_chunk_latency", f);
-    r.e2e_ms = metric_stats(doc, "request_latency", f);
+    auto stats = [&](const char* key) { return metric_stats(doc, key, f); };
+    r.ttft_ms = stats("ttft");
+    if (r.ttft_ms.empty()) r.ttft_ms = stats("time_to_first_token");
+    loadjson::read_latencies(r, {.tpot = "inter_token_latency", .itl = "inter_chunk_latency", .e2e = "request_latency"},
+                             stats);
     // Concurrency: 0.8's phases, the older loadgen.
     r.concurrency = f.number(doc, "input_config.phases.0.concurrency");
     if (!r.concurrency) r.concurrency = f.number(doc, "input_config.loadgen.concurrency");
@@ -97,9 +95,7 @@ bool is_aiperf_records(const std::vector<Json>& lines) {
 }
 
 LoadResult read_aiperf_records(const std::vector<Json>& lines, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "aiperf";
+    LoadResult r = f.result("aiperf");
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const Json& line = lines[i];
         if (!Fields::at(line, "metadata")) f.fail(fmt::format("line {}: not an AIPerf record", i + 1));

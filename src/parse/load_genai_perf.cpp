@@ -29,14 +29,13 @@ bool is_genai_perf(const Json& doc) {
 }
 
 LoadResult read_genai_perf(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "genai-perf";
-    r.completed = f.count(doc, "request_count.avg");
-    r.output_throughput = f.number(doc, "output_token_throughput.avg");
-    r.ttft_ms = stats_of(doc, "time_to_first_token", f);
-    r.tpot_ms = stats_of(doc, "inter_token_latency", f);
-    r.e2e_ms = stats_of(doc, "request_latency", f);
+    LoadResult r = f.result("genai-perf");
+    f.take(doc, r,
+           {{"request_count.avg", &LoadResult::completed},
+            {"output_token_throughput.avg", &LoadResult::output_throughput}});
+    loadjson::read_latencies(r,
+                             {.ttft = "time_to_first_token", .tpot = "inter_token_latency", .e2e = "request_latency"},
+                             [&](const char* key) { return stats_of(doc, key, f); });
     r.concurrency = f.number(doc, "input_config.concurrency");
     if (!r.concurrency) r.concurrency = f.number(doc, "input_config.perf_analyzer.stimulus.concurrency");
     r.request_rate = f.number(doc, "input_config.request_rate");
@@ -50,9 +49,7 @@ bool is_perf_analyzer(const Json& doc) {
 }
 
 LoadResult read_perf_analyzer(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "genai-perf";
+    LoadResult r = f.result("genai-perf");
     r.tool_version = f.text(doc, "version");
     const Json* experiments = Fields::at(doc, "experiments");
     if (!experiments || !experiments->is_array()) f.fail("perf_analyzer's experiments are not a list");

@@ -26,9 +26,7 @@ std::optional<long long> total(const Json& metrics, const char* name, const Fiel
 }
 
 LoadResult read_one(const Json& b, const Fields& f, bool v2) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "guidellm";
+    LoadResult r = f.result("guidellm");
     const Json* m = Fields::at(b, "metrics");
     if (!m || !m->is_object()) f.fail("a GuideLLM benchmark without metrics");
     const Json& totals_at = v2 ? *m : b;
@@ -66,17 +64,10 @@ LoadResult read_one(const Json& b, const Fields& f, bool v2) {
         "inter_token_latency_ms is tpot");
     // v0.3 keeps the successful requests themselves.
     if (const Json* reqs = Fields::at(b, "requests.successful"); reqs && reqs->is_array()) {
-        for (std::size_t i = 0; i < reqs->size(); ++i) {
-            const Json& q = (*reqs)[i];
-            RequestRecord rec;
-            rec.start_s = f.number(q, "start_time");
-            rec.first_token_s = f.number(q, "first_token_time");
-            rec.end_s = f.number(q, "end_time");
-            rec.input_tokens = f.count(q, "prompt_tokens");
-            rec.output_tokens = f.count(q, "output_tokens");
-            loadjson::check_record(f, rec, i);
-            r.requests.push_back(std::move(rec));
-        }
+        const loadjson::RequestKeys keys{"start_time", "first_token_time", "end_time", "prompt_tokens",
+                                         "output_tokens"};
+        for (std::size_t i = 0; i < reqs->size(); ++i)
+            r.requests.push_back(loadjson::request_by_keys((*reqs)[i], f, i, keys));
     }
     return r;
 }

@@ -36,22 +36,24 @@ bool is_inference_perf_prometheus(const Json& doc) {
 }
 
 LoadResult read_inference_perf(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "inference-perf";
-    r.completed = f.count(doc, "successes.count");
-    r.failed = f.count(doc, "failures.count");
-    r.input_tokens = f.count(doc, "successes.prompt_tokens.total");
-    r.output_tokens = f.count(doc, "successes.output_tokens.total");
-    r.duration_s = f.number(doc, "benchmark_time_seconds");
+    LoadResult r = f.result("inference-perf");
+    f.take(doc, r,
+           {{"successes.count", &LoadResult::completed},
+            {"failures.count", &LoadResult::failed},
+            {"successes.prompt_tokens.total", &LoadResult::input_tokens},
+            {"successes.output_tokens.total", &LoadResult::output_tokens},
+            {"benchmark_time_seconds", &LoadResult::duration_s}});
     if (!r.duration_s) r.duration_s = f.number(doc, "load_summary.send_duration");
-    r.request_rate = f.number(doc, "load_summary.requested_rate");
-    r.output_throughput = f.number(doc, "successes.throughput.output_tokens_per_sec");
-    r.ttft_ms = seconds(doc, "time_to_first_token", f);
-    r.tpot_ms = seconds(doc, "time_per_output_token", f);
-    r.itl_ms = seconds(doc, "inter_token_latency", f);
-    r.e2e_ms = seconds(doc, "request_latency", f);
-    r.norm_tpot_ms = seconds(doc, "normalized_time_per_output_token", f);
+    f.take(doc, r,
+           {{"load_summary.requested_rate", &LoadResult::request_rate},
+            {"successes.throughput.output_tokens_per_sec", &LoadResult::output_throughput}});
+    loadjson::read_latencies(r,
+                             {.ttft = "time_to_first_token",
+                              .tpot = "time_per_output_token",
+                              .itl = "inter_token_latency",
+                              .e2e = "request_latency",
+                              .norm_tpot = "normalized_time_per_output_token"},
+                             [&](const char* key) { return seconds(doc, key, f); });
     r.metric_notes.push_back("inference-perf writes seconds (converted to ms); its inter_token_latency is itl");
     return r;
 }
@@ -97,9 +99,7 @@ static RequestRecord inference_perf_request(const Json& q, const Fields& f, std:
 }
 
 LoadResult read_inference_perf_requests(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "inference-perf";
+    LoadResult r = f.result("inference-perf");
     std::optional<long long> server_tokens = 0;
     for (std::size_t i = 0; i < doc.size(); ++i)
         r.requests.push_back(inference_perf_request(doc[i], f, i, server_tokens));

@@ -21,16 +21,8 @@ LatencyStats latency_block(const Json& doc, const char* name, const Fields& f) {
 
 RequestRecord request(const Json& q, const Fields& f, std::size_t i) {
     if (!q.is_object()) f.fail(fmt::format("requests[{}] is not an object", i));
-    RequestRecord rec;
-    rec.start_s = f.number(q, "start_s");
-    rec.first_token_s = f.number(q, "first_token_s");
-    rec.end_s = f.number(q, "end_s");
-    rec.input_tokens = f.count(q, "input_tokens");
-    rec.output_tokens = f.count(q, "output_tokens");
-    rec.stream_chunks = f.count(q, "stream_chunks");
-    rec.error = f.text(q, "error");
-    loadjson::check_record(f, rec, i);
-    return rec;
+    return loadjson::request_by_keys(
+        q, f, i, {"start_s", "first_token_s", "end_s", "input_tokens", "output_tokens", "stream_chunks", "error"});
 }
 
 }  // namespace
@@ -61,16 +53,17 @@ LoadResult read_inferlint_load(const Json& doc, const Fields& f) {
                         "stream_chunks or unknown",
                         *how));
     r.output_counting = *counting;
-    r.failed = f.count(doc, "failed");
-    r.cancelled = f.count(doc, "cancelled");
-    r.incomplete = f.count(doc, "incomplete");
-    r.input_tokens = f.count(doc, "input_tokens");
-    r.server_output_tokens = f.count(doc, "server_output_tokens");
-    r.stream_chunks = f.count(doc, "stream_chunks");
-    r.warmup_excluded = f.count(doc, "warmup_excluded");
-    r.concurrency = f.number(doc, "concurrency");
-    r.request_rate = f.number(doc, "request_rate");
-    r.dataset = f.text(doc, "dataset");
+    f.take(doc, r,
+           {{"failed", &LoadResult::failed},
+            {"cancelled", &LoadResult::cancelled},
+            {"incomplete", &LoadResult::incomplete},
+            {"input_tokens", &LoadResult::input_tokens},
+            {"server_output_tokens", &LoadResult::server_output_tokens},
+            {"stream_chunks", &LoadResult::stream_chunks},
+            {"warmup_excluded", &LoadResult::warmup_excluded},
+            {"concurrency", &LoadResult::concurrency},
+            {"request_rate", &LoadResult::request_rate},
+            {"dataset", &LoadResult::dataset}});
     if (auto p = f.text(doc, "prompts")) {
         if (*p == "unique")
             r.prompts = PromptSharing::unique;
@@ -82,10 +75,8 @@ LoadResult read_inferlint_load(const Json& doc, const Fields& f) {
     r.endpoint = f.text(doc, "endpoint");
     r.duration_s = f.number(doc, "duration_s");
     if (r.duration_s && !(*r.duration_s >= 0)) f.fail("duration_s is negative");
-    r.ttft_ms = latency_block(doc, "ttft", f);
-    r.tpot_ms = latency_block(doc, "tpot", f);
-    r.itl_ms = latency_block(doc, "itl", f);
-    r.e2e_ms = latency_block(doc, "e2e", f);
+    loadjson::read_latencies(r, {.ttft = "ttft", .tpot = "tpot", .itl = "itl", .e2e = "e2e"},
+                             [&](const char* key) { return latency_block(doc, key, f); });
     if (const Json* reqs = Fields::at(doc, "requests")) {
         if (!reqs->is_array()) f.fail("\"requests\" is not a list");
         for (std::size_t i = 0; i < reqs->size(); ++i) r.requests.push_back(request((*reqs)[i], f, i));

@@ -192,6 +192,39 @@ double Fields::unit_to_ms(std::string_view unit, std::string_view key) const {
     fail(fmt::format("\"{}\" is in \"{}\", a unit no reader knows (ms, s, us, ns)", key, unit));
 }
 
+void Fields::take(const Json& doc, LoadResult& r, std::initializer_list<Take> takes) const {
+    for (const Take& t : takes) {
+        if (auto c = std::get_if<0>(&t.into))
+            r.** c = count(doc, t.key);
+        else if (auto n = std::get_if<1>(&t.into))
+            r.** n = number(doc, t.key);
+        else
+            r.*std::get<2>(t.into) = text(doc, t.key);
+    }
+}
+
+LoadResult Fields::result(std::string tool) const {
+    LoadResult r;
+    r.path = source_;
+    r.tool = std::move(tool);
+    return r;
+}
+
+RequestRecord request_by_keys(const Json& q, const Fields& f, std::size_t index, const RequestKeys& keys) {
+    auto number = [&](const char* key) { return key ? f.number(q, key) : std::nullopt; };
+    auto count = [&](const char* key) { return key ? f.count(q, key) : std::nullopt; };
+    RequestRecord rec;
+    rec.start_s = number(keys.start_s);
+    rec.first_token_s = number(keys.first_token_s);
+    rec.end_s = number(keys.end_s);
+    rec.input_tokens = count(keys.input_tokens);
+    rec.output_tokens = count(keys.output_tokens);
+    rec.stream_chunks = count(keys.stream_chunks);
+    if (keys.error) rec.error = f.text(q, keys.error);
+    check_record(f, rec, index);
+    return rec;
+}
+
 void check_record(const Fields& f, const RequestRecord& r, std::size_t index) {
     for (auto v : {r.start_s, r.first_token_s, r.end_s, r.ttft_ms, r.e2e_ms})
         if (v && (!std::isfinite(*v) || *v < 0))

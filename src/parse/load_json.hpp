@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace inferlint::loadjson {
@@ -52,6 +53,19 @@ public:
     // How many milliseconds one of `unit` is: ms, s/sec, us, ns; InputError otherwise.
     double unit_to_ms(std::string_view unit, std::string_view key) const;
 
+    // A key of the document and the field of a LoadResult it fills: a count, a number or a
+    // text, by the field's type.
+    struct Take {
+        std::string_view key;
+        std::variant<std::optional<long long> LoadResult::*, std::optional<double> LoadResult::*,
+                     std::optional<std::string> LoadResult::*>
+            into;
+    };
+    // Each key read into its field, in order (the first that is wrong fails).
+    void take(const Json& doc, LoadResult& r, std::initializer_list<Take> takes) const;
+    // A result of `tool` read from this source: path and tool set, nothing else.
+    LoadResult result(std::string tool) const;
+
 private:
     std::string source_;
 };
@@ -59,5 +73,40 @@ private:
 // Refuses a per-request record with a negative or NaN latency or count (the lists' lengths
 // agreeing is the reader's job).
 void check_record(const Fields& f, const RequestRecord& r, std::size_t index);
+
+// The latency blocks a tool writes, each by its key (nullptr: not written).
+struct LatencyKeys {
+    const char* ttft = nullptr;
+    const char* tpot = nullptr;
+    const char* itl = nullptr;
+    const char* e2e = nullptr;
+    const char* norm_tpot = nullptr;
+};
+// Each block named read by `stats(key)`, in that order; the others are left as they are.
+template <class Stats>
+void read_latencies(LoadResult& r, const LatencyKeys& keys, Stats&& stats) {
+    auto one = [&](LatencyStats& into, const char* key) {
+        if (key) into = stats(key);
+    };
+    one(r.ttft_ms, keys.ttft);
+    one(r.tpot_ms, keys.tpot);
+    one(r.itl_ms, keys.itl);
+    one(r.e2e_ms, keys.e2e);
+    one(r.norm_tpot_ms, keys.norm_tpot);
+}
+
+// What a tool names a request's fields, in a record that holds them flat (seconds and
+// counts); nullptr where it has no such field.
+struct RequestKeys {
+    const char* start_s;
+    const char* first_token_s;
+    const char* end_s;
+    const char* input_tokens;
+    const char* output_tokens;
+    const char* stream_chunks = nullptr;
+    const char* error = nullptr;
+};
+// Request `index` read by those names, and checked (check_record).
+RequestRecord request_by_keys(const Json& q, const Fields& f, std::size_t index, const RequestKeys& keys);
 
 }  // namespace inferlint::loadjson

@@ -29,17 +29,15 @@ bool is_llmperf_summary(const Json& doc) {
 }
 
 LoadResult read_llmperf_summary(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "llmperf";
-    r.tool_version = f.text(doc, "version");
-    r.completed = f.count(doc, "results_num_completed_requests");
-    r.failed = f.count(doc, "results_number_errors");
-    r.concurrency = f.number(doc, "num_concurrent_requests");
-    r.output_throughput = f.number(doc, "results_mean_output_throughput_token_per_s");
-    r.ttft_ms = summary_stats(doc, "ttft_s", f);
-    r.e2e_ms = summary_stats(doc, "end_to_end_latency_s", f);
-    r.norm_tpot_ms = summary_stats(doc, "inter_token_latency_s", f);
+    LoadResult r = f.result("llmperf");
+    f.take(doc, r,
+           {{"version", &LoadResult::tool_version},
+            {"results_num_completed_requests", &LoadResult::completed},
+            {"results_number_errors", &LoadResult::failed},
+            {"num_concurrent_requests", &LoadResult::concurrency},
+            {"results_mean_output_throughput_token_per_s", &LoadResult::output_throughput}});
+    loadjson::read_latencies(r, {.ttft = "ttft_s", .e2e = "end_to_end_latency_s", .norm_tpot = "inter_token_latency_s"},
+                             [&](const char* key) { return summary_stats(doc, key, f); });
     r.metric_notes.push_back("LLMPerf's inter_token_latency includes TTFT (norm_tpot), not tpot");
     return r;
 }
@@ -49,9 +47,7 @@ bool is_llmperf_individual(const Json& doc) {
 }
 
 LoadResult read_llmperf_individual(const Json& doc, const Fields& f) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = "llmperf";
+    LoadResult r = f.result("llmperf");
     for (std::size_t i = 0; i < doc.size(); ++i) {
         const Json& q = doc[i];
         if (!q.is_object()) f.fail(fmt::format("request {}: not an object", i));

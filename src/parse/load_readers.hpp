@@ -68,4 +68,15 @@ void totals_from_records(LoadResult& r);
 // Sums of the parts' counts where every part states one; nullopt otherwise.
 void sum_stages(LoadResult& whole);
 
+// The totals a BenchResult and a LoadResult both hold, copied from one to the other.
+template <class From, class To>
+void copy_totals(const From& from, To& to) {
+    to.completed = from.completed;
+    to.failed = from.failed;
+    to.input_tokens = from.input_tokens;
+    to.output_tokens = from.output_tokens;
+    to.duration_s = from.duration_s;
+    to.output_throughput = from.output_throughput;
+}
+
 }  // namespace inferlint::loadread

@@ -87,15 +87,8 @@ bool is_vllm_family(const Json& doc) {
 }
 
 LoadResult read_vllm(const Json& doc, const Fields& f, const BenchResult& b) {
-    LoadResult r;
-    r.path = f.source();
-    r.tool = b.client.value_or("vllm-format result");
-    r.completed = b.completed;
-    r.failed = b.failed;
-    r.input_tokens = b.input_tokens;
-    r.output_tokens = b.output_tokens;
-    r.duration_s = b.duration_s;
-    r.output_throughput = b.output_throughput;
+    LoadResult r = f.result(b.client.value_or("vllm-format result"));
+    copy_totals(b, r);
     if (b.max_concurrency) r.concurrency = static_cast<double>(*b.max_concurrency);
     if (const Json* rate = Fields::at(doc, "request_rate")) {
         if (rate->is_string() && rate->get<std::string>() == "inf")
@@ -106,10 +99,8 @@ LoadResult read_vllm(const Json& doc, const Fields& f, const BenchResult& b) {
     if (const Json* d = Fields::at(doc, "dataset_name"); d && d->is_string()) r.dataset = d->get<std::string>();
     r.endpoint = b.endpoint_type;
     if (const Json* v = Fields::at(doc, "vllm_version"); v && v->is_string()) r.tool_version = v->get<std::string>();
-    r.ttft_ms = vllm_stats(doc, "ttft", f);
-    r.tpot_ms = vllm_stats(doc, "tpot", f);
-    r.itl_ms = vllm_stats(doc, "itl", f);
-    r.e2e_ms = vllm_stats(doc, "e2el", f);
+    loadjson::read_latencies(r, {.ttft = "ttft", .tpot = "tpot", .itl = "itl", .e2e = "e2el"},
+                             [&](const char* key) { return vllm_stats(doc, key, f); });
     if (r.e2e_ms.empty()) r.e2e_ms = vllm_stats(doc, "e2e_latency", f);
     if (const Json* a = Fields::at(doc, "spec_decode_acceptance_length"); a && a->is_number())
         r.spec_accept_length = a->get<double>();

@@ -209,12 +209,7 @@ ChartSeries read_series_for_charts(const std::filesystem::path& path, std::size_
     } else {
         series.samples = std::move(exact);
     }
-    SeriesSummary& sum = out.summary;
-    sum.header = std::move(scan.header);
-    sum.engine_key = std::move(scan.engine_key);
-    sum.skipped_lines = scan.skipped_lines;
-    sum.first_skipped_lineno = scan.first_skipped_lineno;
-    sum.source = path.string();
+    out.summary.take(std::move(scan), path.string());
     return out;
 }
 

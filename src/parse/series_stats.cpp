@@ -119,14 +119,17 @@ SeriesSummary summarize(const Series& series) {
     return out;
 }
 
+void SeriesSummary::take(SeriesScan&& scan, std::string from) {
+    header = std::move(scan.header);
+    engine_key = std::move(scan.engine_key);
+    skipped_lines = scan.skipped_lines;
+    first_skipped_lineno = scan.first_skipped_lineno;
+    source = std::move(from);
+}
+
 SeriesSummary summarize_series_file(const std::filesystem::path& path) {
     SeriesSummary out;
-    auto scan = scan_series(path, [&](const SeriesSample& s) { out.stats.add(s); });
-    out.header = std::move(scan.header);
-    out.engine_key = std::move(scan.engine_key);
-    out.skipped_lines = scan.skipped_lines;
-    out.first_skipped_lineno = scan.first_skipped_lineno;
-    out.source = path.string();
+    out.take(scan_series(path, [&](const SeriesSample& s) { out.stats.add(s); }), path.string());
     return out;
 }
 

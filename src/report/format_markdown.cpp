@@ -2,6 +2,7 @@
 #include "inferlint/report/formats.hpp"
 
 #include "inferlint/core/catalog.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -10,42 +11,10 @@ namespace inferlint::report {
 namespace {
 
 // A table cell: pipes escaped, line breaks as <br>, HTML kept as text.
-std::string markdown_cell(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '|':
-                out += "\\|";
-                break;
-            case '\n':
-                out += "<br>";
-                break;
-            case '\r':
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '&':
-                out += "&amp;";
-                break;
-            case '`':
-                out += "\\`";
-                break;
-            case '*':
-                out += "\\*";
-                break;
-            case '_':
-                out += "\\_";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
+constexpr util::text::Escape kMarkdownCell[] = {{'|', "\\|"},  {'\n', "<br>"}, {'\r', ""},
+                                                {'<', "&lt;"}, {'>', "&gt;"},  {'&', "&amp;"},
+                                                {'`', "\\`"},  {'*', "\\*"},   {'_', "\\_"}};
+std::string markdown_cell(std::string_view text) { return util::text::escape_chars(text, kMarkdownCell); }
 
 std::string markdown_heading(const Verdicts& v) {
     const int rc = exit_code(v.results, v.strict);

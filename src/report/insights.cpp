@@ -139,22 +139,19 @@ std::optional<Insight> waiting(const Report& rep) {
     bool queued = short_peak(rep).has_value();
     if (b && b->median_ttft_ms && *b->median_ttft_ms && b->p99_ttft_ms && *b->p99_ttft_ms) {
         double med = *b->median_ttft_ms, p99 = *b->p99_ttft_ms;
-        if (p99 > std::max(3 * med, med + 1000)) {
-            std::string why = queued ? ": they were queued until running requests ended" : "";
-            return Insight{"waiting", "Some requests waited much longer to start",
-                           fmt::format("Half the requests got their first token within {}, but the slowest (p99) "
-                                       "waited {}{}.",
-                                       ms(med), ms(p99), why),
-                           Tone::limit};
-        }
-        if (med >= 2000) {
-            std::string why = queued ? ", most of it in the queue" : "";
+        if (p99 > std::max(3 * med, med + 1000))
+            return Insight{
+                "waiting", "Some requests waited much longer to start",
+                fmt::format("Half the requests got their first token within {}, but the slowest (p99) "
+                            "waited {}{}.",
+                            ms(med), ms(p99), queued ? ": they were queued until running requests ended" : ""),
+                Tone::limit};
+        if (med >= 2000)
             return Insight{"waiting", "Requests waited long to start",
                            fmt::format("Half the requests waited more than {} for their first token, the slowest "
                                        "(p99) {}{}.",
-                                       ms(med), ms(p99), why),
+                                       ms(med), ms(p99), queued ? ", most of it in the queue" : ""),
                            Tone::limit};
-        }
         return Insight{"waiting", "No request waited long to start",
                        fmt::format("Time to first token: {} for half the requests, {} at p99.", ms(med), ms(p99)),
                        Tone::ok};

@@ -25,10 +25,12 @@ std::string page_data_url(std::string_view svg) {
     return "data:image/svg+xml," + util::percent_encode(svg, "-_.~ =:/,");
 }
 
-// Before the first paint, so a remembered theme never flashes the other one.
+// Before the first paint, so the page never flashes the other theme: the reader's remembered
+// choice, else the system's setting (the style sheet's dark tokens follow data-theme alone).
 constexpr std::string_view kThemeBoot =
-    "<script>try{var t=localStorage.getItem('inferlint-theme');if(t==='light'||t==='dark')"
-    "document.documentElement.setAttribute('data-theme',t)}catch(e){}</script>";
+    "<script>var t;try{t=localStorage.getItem('inferlint-theme')}catch(e){}if(t!=='light'&&t!=='dark')"
+    "t=window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light';"
+    "document.documentElement.setAttribute('data-theme',t)</script>";
 
 constexpr std::string_view kThemeToggle =
     R"(<button type="button" class="icon-btn" data-theme-toggle aria-label="Switch between light and dark">)"

@@ -194,49 +194,49 @@ std::string requests_chart(const RunCharts& ctx, const Thinned& t) {
                   table({"seconds", "running", "waiting", "fit in cache"}, rows));
 }
 
-std::string kv_chart(const RunCharts& ctx, const Thinned& t) {
-    const auto& xs = t.xs;
-    const Ys& use = t.ys[0];
+// A chart of t's one line over time, and its table's rows: seconds, and the value to one decimal.
+svg::TimeChart one_line_chart(const Thinned& t, const char* id, const char* name, svg::LineKind kind,
+                              const char* y_unit, const char* aria) {
     svg::TimeChart c;
-    c.id = "kv";
-    c.xs = xs;
-    c.lines = {{"KV cache in use", use, "s1", svg::LineKind::area}};
-    c.y_unit = "%";
+    c.id = id;
+    c.xs = t.xs;
+    c.lines = {{name, t.ys[0], "s1", kind}};
+    c.y_unit = y_unit;
+    c.aria = aria;
+    return c;
+}
+std::vector<std::vector<std::string>> one_line_rows(const Thinned& t) {
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(t.xs.size());
+    for (std::size_t i = 0; i < t.xs.size(); ++i)
+        rows.push_back({fmt::format("{:.2f}", t.xs[i]), fmt_n(t.ys[0][i], 1)});
+    return rows;
+}
+
+std::string kv_chart(const RunCharts& ctx, const Thinned& t) {
+    svg::TimeChart c = one_line_chart(t, "kv", "KV cache in use", svg::LineKind::area, "%", "KV cache usage over time");
     c.y_max = 100;
     c.y_fmt = [](double v) { return fmt::format("{:.0f}%", v); };
     c.events = ctx.events;
     c.event_label = "preemption";
-    c.aria = "KV cache usage over time";
     std::string steps =
         ctx.rep.usable_blocks
             ? fmt::format(" The reading moves in steps of 1/{}: one block is held back (T14).", *ctx.rep.usable_blocks)
             : "";
-    std::vector<std::vector<std::string>> rows;
-    rows.reserve(xs.size());
-    for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(use[i], 1)});
     std::string leg = ctx.events.empty() ? "" : legend({{Key::event, "", "preemption"}});
     return figure(
         "fig-kv", "KV cache in use",
         "The share of the cache holding requests' tokens." + escape_html(steps) + ctx.lag + escape_html(t.note),
-        svg::render_time(c), leg, table({"seconds", "% in use"}, rows));
+        svg::render_time(c), leg, table({"seconds", "% in use"}, one_line_rows(t)));
 }
 
 std::string tput_chart(const RunCharts& ctx, const Thinned& t) {
-    const auto& xs = t.xs;
-    const Ys& rate = t.ys[0];
-    svg::TimeChart c;
-    c.id = "tput";
-    c.xs = xs;
-    c.lines = {{"tokens/s", rate, "s1", svg::LineKind::line}};
-    c.y_unit = "tokens/s";
-    c.aria = "Output tokens per second over time";
-    std::vector<std::vector<std::string>> rows;
-    rows.reserve(xs.size());
-    for (std::size_t i = 0; i < xs.size(); ++i) rows.push_back({fmt::format("{:.2f}", xs[i]), fmt_n(rate[i], 1)});
+    svg::TimeChart c =
+        one_line_chart(t, "tput", "tokens/s", svg::LineKind::line, "tokens/s", "Output tokens per second over time");
     return figure("fig-tput", "Output tokens per second",
                   "Tokens generated over the last second at each reading, from the server's own counter." + ctx.lag +
                       escape_html(t.note),
-                  svg::render_time(c), "", table({"seconds", "tokens/s"}, rows));
+                  svg::render_time(c), "", table({"seconds", "tokens/s"}, one_line_rows(t)));
 }
 
 std::string levels_chart(const RunCharts& ctx, const std::map<long long, double>& spent) {

@@ -1,6 +1,7 @@
 #include "inferlint/report/svgchart.hpp"
 
 #include "inferlint/core/result.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -10,32 +11,12 @@
 
 namespace inferlint::report::svg {
 
-std::string escape_html(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + text.size() / 8);
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#x27;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
+namespace {
+constexpr util::text::Escape kHtml[] = {
+    {'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#x27;"}};
+}  // namespace
+
+std::string escape_html(std::string_view text) { return util::text::escape_chars(text, kHtml); }
 
 std::string num(double v) {
     std::string s = fmt::format("{:.2f}", v);

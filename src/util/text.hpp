@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cctype>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace inferlint::util::text {
 
@@ -45,6 +47,25 @@ inline std::string with_commas(long long n) {
         out += digits[i];
     }
     return n < 0 ? "-" + out : out;
+}
+
+// One character and the text that stands for it when escaped.
+using Escape = std::pair<char, std::string_view>;
+
+// `text` with each character that `escapes` names replaced by its text ("" drops it).
+inline std::string escape_chars(std::string_view text, std::span<const Escape> escapes) {
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    for (char c : text) {
+        const Escape* hit = nullptr;
+        for (const Escape& e : escapes)
+            if (e.first == c) hit = &e;
+        if (hit)
+            out += hit->second;
+        else
+            out += c;
+    }
+    return out;
 }
 
 }  // namespace inferlint::util::text

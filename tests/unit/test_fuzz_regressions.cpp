@@ -1,33 +1,7 @@
 // Every input the fuzzers ever found a fault with (tests/fuzz/regressions/<target>/), and
 // the targets' own seeds, replayed through the same entry points the fuzz targets call,
 // in the plain and the sanitized builds. A fault fixed stays fixed.
-#define INFERLINT_FUZZ_REPLAY
-#include "fuzz/fuzz_benchresult.cpp"
-#include "fuzz/fuzz_bootlog_sglang.cpp"
-#include "fuzz/fuzz_bootlog_trtllm.cpp"
-#include "fuzz/fuzz_bootlog_vllm.cpp"
-#include "fuzz/fuzz_failures.cpp"
-#include "fuzz/fuzz_http.cpp"
-#include "fuzz/fuzz_load_aiperf.cpp"
-#include "fuzz/fuzz_load_genai_perf.cpp"
-#include "fuzz/fuzz_load_guidellm.cpp"
-#include "fuzz/fuzz_load_inference_perf.cpp"
-#include "fuzz/fuzz_load_inferlint.cpp"
-#include "fuzz/fuzz_load_llmperf.cpp"
-#include "fuzz/fuzz_load_vllm.cpp"
-#include "fuzz/fuzz_loadlog.cpp"
-#include "fuzz/fuzz_log_stamps.cpp"
-#include "fuzz/fuzz_model_config.cpp"
-#include "fuzz/fuzz_nvidia_smi.cpp"
-#include "fuzz/fuzz_procfs.cpp"
-#include "fuzz/fuzz_prom.cpp"
-#include "fuzz/fuzz_prom_api.cpp"
-#include "fuzz/fuzz_pyliteral.cpp"
-#include "fuzz/fuzz_series_file.cpp"
-#include "fuzz/fuzz_series_line.cpp"
-#include "fuzz/fuzz_snapshot.cpp"
-#include "fuzz/fuzz_url.cpp"
-#undef INFERLINT_FUZZ_REPLAY
+#include "fuzz/fuzz_targets.hpp"
 
 #include "inferlint/util/files.hpp"
 
@@ -39,37 +13,9 @@
 
 namespace {
 
-using FuzzOne = int (*)(const std::uint8_t*, std::size_t);
+using FuzzOne = inferlint::fuzz::FuzzOne;
 
-const std::map<std::string, FuzzOne>& fuzz_targets() {
-    namespace f = inferlint::fuzz;
-    static const std::map<std::string, FuzzOne> all = {{"benchresult", f::one_benchresult},
-                                                       {"bootlog_sglang", f::one_bootlog_sglang},
-                                                       {"bootlog_trtllm", f::one_bootlog_trtllm},
-                                                       {"bootlog_vllm", f::one_bootlog_vllm},
-                                                       {"failures", f::one_failures},
-                                                       {"http", f::one_http},
-                                                       {"load_aiperf", f::one_load_aiperf},
-                                                       {"load_genai_perf", f::one_load_genai_perf},
-                                                       {"load_guidellm", f::one_load_guidellm},
-                                                       {"load_inference_perf", f::one_load_inference_perf},
-                                                       {"load_inferlint", f::one_load_inferlint},
-                                                       {"load_llmperf", f::one_load_llmperf},
-                                                       {"load_vllm", f::one_load_vllm},
-                                                       {"loadlog", f::one_loadlog},
-                                                       {"log_stamps", f::one_log_stamps},
-                                                       {"model_config", f::one_model_config},
-                                                       {"nvidia_smi", f::one_nvidia_smi},
-                                                       {"procfs", f::one_procfs},
-                                                       {"prom", f::one_prom},
-                                                       {"prom_api", f::one_prom_api},
-                                                       {"pyliteral", f::one_pyliteral},
-                                                       {"series_file", f::one_series_file},
-                                                       {"series_line", f::one_series_line},
-                                                       {"snapshot", f::one_snapshot},
-                                                       {"url", f::one_url}};
-    return all;
-}
+const std::map<std::string, FuzzOne>& fuzz_targets() { return inferlint::fuzz::targets(); }
 
 // Replays every file of dir through target; how many there were.
 int fuzz_replay(const std::string& target, const std::filesystem::path& dir) {

@@ -158,6 +158,8 @@ struct SeriesSummary {
 
     const Engine* named_engine() const;
     const Engine& engine() const;
+    // The header and the counts of a scan of the recording `source` (the stats are the caller's).
+    void take(SeriesScan&& scan, std::string source);
 };
 
 SeriesSummary summarize(const Series& series);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The plain build's tests RUNS times in a row (default 5) with both cores kept busy by
+# stress-ng (Debian's stress-ng, --cpu NPROC), as `make test` runs them (ctest -j NPROC, all
+# but the three that want the machine to themselves): a test that flakes under load fails
+# here. One line per run, and the count of failed runs; exit 1 if any failed.
+#   usage: bench/stress.sh BUILD_DIR [RUNS]
+set -uo pipefail
+build=$(cd "${1:?usage: bench/stress.sh BUILD_DIR [RUNS]}" && pwd)
+runs=${2:-5}
+jobs=$(nproc 2>/dev/null || echo 2)
+command -v stress-ng >/dev/null || { echo "bench/stress.sh: stress-ng is not installed (apt-get install stress-ng)" >&2; exit 2; }
+stress-ng --cpu "$jobs" --quiet &
+stress=$!
+trap 'kill "$stress" 2>/dev/null; wait "$stress" 2>/dev/null' EXIT
+failed=0
+for i in $(seq 1 "$runs"); do
+    start=$SECONDS
+    log="$build/stress-run-$i.log"
+    if (cd "$build" && ctest -j "$jobs" -E '^(campaign|ci-formats|schemas)$' >"$log" 2>&1); then
+        verdict=passed
+    else
+        verdict="FAILED ($(grep -c '\*\*\*Failed\|\*\*\*Timeout' "$log") tests; see $log)"
+        failed=$((failed + 1))
+    fi
+    echo "stress run $i/$runs (stress-ng --cpu $jobs beside ctest -j $jobs): $verdict in $((SECONDS - start)) s"
+done
+echo "stress: $failed of $runs runs failed"
+[ "$failed" -eq 0 ]
