@@ -40,14 +40,11 @@ Json readings_json(const ClearResult& res) {
 }
 
 Json gpu_json(const nvidia_smi::GpuInfo& g) {
-    Json j = Json::object();
-    j["index"] = g.index;
-    j["name"] = g.name;
-    j["memory_total_mib"] = or_null(g.memory_total_mib);
-    j["memory_used_mib"] = or_null(g.memory_used_mib);
-    j["memory_free_mib"] = or_null(g.memory_free_mib);
-    j["driver"] = or_null(g.driver);
-    j["compute_cap"] = or_null(g.compute_cap);
+    using G = nvidia_smi::GpuInfo;
+    Json j = members_json(
+        g, member("index", &G::index), member("name", &G::name), member("memory_total_mib", &G::memory_total_mib),
+        member("memory_used_mib", &G::memory_used_mib), member("memory_free_mib", &G::memory_free_mib),
+        member("driver", &G::driver), member("compute_cap", &G::compute_cap));
     j["family"] = or_null(g.family());
     return j;
 }

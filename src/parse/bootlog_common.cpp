@@ -231,45 +231,32 @@ Json BootFacts::result_block() const {
 }
 
 Json to_json(const BootFacts& f) {
-    Json j = Json::object();
-    j["engine"] = or_null(f.engine);
-    j["vllm_version"] = or_null(f.vllm_version);
-    j["engine_version"] = or_null(f.engine_version);
-    j["server_version"] = or_null(f.server_version);
-    j["non_default_args"] = or_null(f.non_default_args);
-    j["server_args"] = or_null(f.server_args);
-    j["page_size"] = or_null(f.page_size);
-    j["running_cap"] = or_null(f.running_cap);
-    j["running_cap_reason"] = or_null(f.running_cap_reason);
-    j["requested_running"] = or_null(f.requested_running);
-    j["requested_backend"] = or_null(f.requested_backend);
-    j["selected_backends"] = f.selected_backends;
-    j["drafter_backends"] = f.drafter_backends;
-    j["candidate_backends"] = f.candidate_backends;
-    j["attention_block_size"] = or_null(f.attention_block_size);
-    j["mamba_page_padding_pct"] = or_null(f.mamba_page_padding_pct);
-    j["kv_pool_tokens"] = or_null(f.kv_pool_tokens);
-    j["max_concurrency"] = or_null(f.max_concurrency);
-    j["max_concurrency_request_len"] = or_null(f.max_concurrency_request_len);
-    j["available_kv_cache_gib"] = or_null(f.available_kv_cache_gib);
-    j["model_load_gib"] = or_null(f.model_load_gib);
-    j["model_load_s"] = or_null(f.model_load_s);
-    j["cudagraphs"] = or_null(f.cudagraphs);
-    j["cudagraph_estimated_gib"] = or_null(f.cudagraph_estimated_gib);
-    j["cudagraph_actual_gib"] = or_null(f.cudagraph_actual_gib);
+    using B = BootFacts;
+    Json j = members_json(
+        f, member("engine", &B::engine), member("vllm_version", &B::vllm_version),
+        member("engine_version", &B::engine_version), member("server_version", &B::server_version),
+        member("non_default_args", &B::non_default_args), member("server_args", &B::server_args),
+        member("page_size", &B::page_size), member("running_cap", &B::running_cap),
+        member("running_cap_reason", &B::running_cap_reason), member("requested_running", &B::requested_running),
+        member("requested_backend", &B::requested_backend), member("selected_backends", &B::selected_backends),
+        member("drafter_backends", &B::drafter_backends), member("candidate_backends", &B::candidate_backends),
+        member("attention_block_size", &B::attention_block_size),
+        member("mamba_page_padding_pct", &B::mamba_page_padding_pct), member("kv_pool_tokens", &B::kv_pool_tokens),
+        member("max_concurrency", &B::max_concurrency),
+        member("max_concurrency_request_len", &B::max_concurrency_request_len),
+        member("available_kv_cache_gib", &B::available_kv_cache_gib), member("model_load_gib", &B::model_load_gib),
+        member("model_load_s", &B::model_load_s), member("cudagraphs", &B::cudagraphs),
+        member("cudagraph_estimated_gib", &B::cudagraph_estimated_gib),
+        member("cudagraph_actual_gib", &B::cudagraph_actual_gib));
     j["cudagraph_mode_downgrade"] =
         f.cudagraph_mode_downgrade
             ? Json::array({f.cudagraph_mode_downgrade->first, f.cudagraph_mode_downgrade->second})
             : Json(nullptr);
-    j["consumed_gib"] = or_null(f.consumed_gib);
-    j["peak_activation_gib"] = or_null(f.peak_activation_gib);
-    j["compile_s"] = or_null(f.compile_s);
-    j["compiled_fresh"] = or_null(f.compiled_fresh);
-    j["pauses"] = or_null(f.pauses);
-    j["served_in_log"] = or_null(f.served_in_log);
-    j["speculative"] = or_null(f.speculative);
-    j["ready"] = f.ready;
-    j["ready_lineno"] = or_null(f.ready_lineno);
+    j.update(members_json(f, member("consumed_gib", &B::consumed_gib),
+                          member("peak_activation_gib", &B::peak_activation_gib), member("compile_s", &B::compile_s),
+                          member("compiled_fresh", &B::compiled_fresh), member("pauses", &B::pauses),
+                          member("served_in_log", &B::served_in_log), member("speculative", &B::speculative),
+                          member("ready", &B::ready), member("ready_lineno", &B::ready_lineno)));
     Json procs = Json::object();
     for (const auto& [name, pids] : f.processes) procs[name] = pids;
     j["processes"] = procs;

@@ -21,6 +21,31 @@ Json or_null(const std::optional<T>& v) {
     return v ? Json(*v) : Json(nullptr);
 }
 
+// A member of T and the key members_json writes it under: member("engine", &BootFacts::engine).
+template <class T, class M>
+struct Member {
+    const char* key;
+    M T::*field;
+};
+template <class T, class M>
+constexpr Member<T, M> member(const char* key, M T::*field) {
+    return {key, field};
+}
+
+// The members named, in that order, as one JSON object; an empty optional is null.
+template <class T, class... M>
+Json members_json(const T& obj, const Member<T, M>&... members) {
+    Json j = Json::object();
+    auto value = [](const auto& v) -> Json {
+        if constexpr (requires { v.has_value(); })
+            return or_null(v);
+        else
+            return Json(v);
+    };
+    ((j[members.key] = value(obj.*members.field)), ...);
+    return j;
+}
+
 enum class Status {
     pass,
     warn,
