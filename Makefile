@@ -66,7 +66,8 @@ build-demo: bootstrap-demo
 demo: build-demo
 	./scripts/demo $(BUILD)
 
-test: build
+# scripts/test makes the plain build itself, with the sanitized one beside it.
+test: bootstrap
 	./scripts/test $(BUILD) $(ASAN_BUILD) $(JOBS)
 
 # A .deb of the binary, its man page, completions and docs (CPack; dependencies by dpkg-shlibdeps).
