@@ -16,7 +16,7 @@ failed=0
 for i in $(seq 1 "$runs"); do
     start=$SECONDS
     log="$build/stress-run-$i.log"
-    if (cd "$build" && ctest -j "$jobs" -E '^(campaign|ci-formats|schemas)$' >"$log" 2>&1); then
+    if (cd "$build" && ctest --output-on-failure -j "$jobs" -E '^(campaign|ci-formats|schemas)$' >"$log" 2>&1); then
         verdict=passed
     else
         verdict="FAILED ($(grep -c '\*\*\*Failed\|\*\*\*Timeout' "$log") tests; see $log)"

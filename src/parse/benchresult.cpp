@@ -87,7 +87,7 @@ template <std::size_t N>
 void read_keys(const Json& doc, const std::string& path, BenchResult& r, const BenchKey (&keys)[N]) {
     for (const BenchKey& k : keys) {
         if (auto c = std::get_if<0>(&k.into))
-            r.** c = count(doc, k.key, path);
+            r.*(*c) = count(doc, k.key, path);
         else
             r.*std::get<1>(k.into) = number(doc, k.key, path);
     }

@@ -195,9 +195,9 @@ double Fields::unit_to_ms(std::string_view unit, std::string_view key) const {
 void Fields::take(const Json& doc, LoadResult& r, std::initializer_list<Take> takes) const {
     for (const Take& t : takes) {
         if (auto c = std::get_if<0>(&t.into))
-            r.** c = count(doc, t.key);
+            r.*(*c) = count(doc, t.key);
         else if (auto n = std::get_if<1>(&t.into))
-            r.** n = number(doc, t.key);
+            r.*(*n) = number(doc, t.key);
         else
             r.*std::get<2>(t.into) = text(doc, t.key);
     }

@@ -7,6 +7,7 @@
 #include "inferlint/parse/load_result.hpp"
 
 #include <array>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
