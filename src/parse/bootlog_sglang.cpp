@@ -1,7 +1,7 @@
 // SGLang's boot lines (verified on 0.5.20; the MLA, DeepSeek-V4, NPU and draft formats on
 // the field logs of 0.5.2x in ../shared/field, and sglang/srt/model_executor/model_runner.py,
 // mem_cache/memory_pool.py at sgl-project/sglang main, 2026).
-#include "bootlog_text.hpp"
+#include "bootlog_patterns.hpp"
 
 namespace inferlint::parse::detail {
 

@@ -1,7 +1,7 @@
 // TensorRT-LLM's boot lines (verified on 1.3.0rc29; 1.1.0rc3's and 1.2.0rc5's on the field
 // logs in ../shared/field: the hyphenated version line, "Number of tokens per block", the
 // PyTorchConfig line instead of "LLM Args").
-#include "bootlog_text.hpp"
+#include "bootlog_patterns.hpp"
 
 #include <array>
 #include <cctype>

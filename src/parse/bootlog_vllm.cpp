@@ -1,7 +1,7 @@
 // vLLM's boot lines (verified on 0.28, 0.29 and 0.30; 0.31's and the XPU and two-line KV
 // formats on the field logs in ../shared/field and vllm/v1/core/kv_cache_utils.py,
 // vllm/v1/worker/gpu_worker.py at vllm-project/vllm main, 2026).
-#include "bootlog_text.hpp"
+#include "bootlog_patterns.hpp"
 
 #include <algorithm>
 #include <array>
