@@ -18,6 +18,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace inferlint {
 // Test messages (INFO, CHECK) show a tripwire by its code.
@@ -91,11 +92,24 @@ inline std::string reference_absent_reason() {
 
 // A fresh scratch folder for this test process ("inferlint-TAG-PID-N" in the temp folder);
 // the caller removes it.
+// Every scratch folder is removed, with all in it, when the test process exits (by the
+// process that made it: a forked child that exits never removes its parent's).
 inline std::filesystem::path scratch_dir(const std::string& tag) {
+    struct Made {
+        pid_t owner = ::getpid();
+        std::vector<std::filesystem::path> dirs;
+        ~Made() {
+            if (::getpid() != owner) return;
+            std::error_code ec;
+            for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+        }
+    };
+    static Made made;
     static int counter = 0;
     auto dir = std::filesystem::temp_directory_path() /
                ("inferlint-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     std::filesystem::create_directories(dir);
+    made.dirs.push_back(dir);
     return dir;
 }
 

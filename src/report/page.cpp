@@ -28,9 +28,9 @@ std::string page_data_url(std::string_view svg) {
 // Before the first paint, so the page never flashes the other theme: the reader's remembered
 // choice, else the system's setting (the style sheet's dark tokens follow data-theme alone).
 constexpr std::string_view kThemeBoot =
-    "<script>var t;try{t=localStorage.getItem('inferlint-theme')}catch(e){}if(t!=='light'&&t!=='dark')"
-    "t=window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light';"
-    "document.documentElement.setAttribute('data-theme',t)</script>";
+    "<script>(function(){var t;try{t=localStorage.getItem('inferlint-theme')}catch(e){}"
+    "if(t!=='light'&&t!=='dark')t=window.matchMedia&&matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light';"
+    "document.documentElement.setAttribute('data-theme',t)})()</script>";
 
 constexpr std::string_view kThemeToggle =
     R"(<button type="button" class="icon-btn" data-theme-toggle aria-label="Switch between light and dark">)"

@@ -149,8 +149,7 @@ TEST_CASE("T10: monotonic and wall clocks that disagree are refused", "[T10]") {
 }
 
 TEST_CASE("snapshot: bad files are one-line errors naming the file", "[snapshot]") {
-    auto dir = std::filesystem::temp_directory_path() / "inferlint-snap-bad";
-    std::filesystem::create_directories(dir);
+    auto dir = testsupport::scratch_dir("snap-bad");
     auto write = [&](const std::string& name, const std::string& body) {
         std::ofstream(dir / name, std::ios::binary) << body;
         return dir / name;
@@ -178,7 +177,7 @@ TEST_CASE("snapshot: bad files are one-line errors naming the file", "[snapshot]
 
 TEST_CASE("snapshot: save then load keeps clocks and text", "[snapshot]") {
     auto s = snap("vllm:generation_tokens_total 12\n", 1700000000.25, 123456789, 0.004);
-    auto path = std::filesystem::temp_directory_path() / "inferlint-snap-rt" / "sub" / "s.snapshot.json";
+    auto path = testsupport::scratch_dir("snap-rt") / "sub" / "s.snapshot.json";
     s.save(path);
     auto back = load_snapshot(path);
     CHECK(back.t_wall == s.t_wall);

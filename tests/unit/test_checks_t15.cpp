@@ -239,7 +239,7 @@ TEST_CASE("untimed requests: a load log that is missing or a folder is bad input
     CHECK_THROWS_WITH(untimed_requests_in(missing), Catch::Contains(missing.string()));
     CHECK_THROWS_AS(untimed_requests_in(fs::temp_directory_path()), InputError);
 
-    auto empty = fs::temp_directory_path() / ("inferlint-empty-load-" + std::to_string(::getpid()) + ".log");
+    auto empty = testsupport::scratch_dir("empty-load") / "load.log";
     std::ofstream(empty).close();
     CHECK(untimed_requests_in(empty) == 0);
     // Console output with progress bars and stray bytes is still read.

@@ -8,8 +8,7 @@ using namespace inferlint;
 
 namespace {
 std::filesystem::path scratch(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("inferlint-cli-log-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    static const auto dir = testsupport::scratch_dir("cli-log");
     return dir / name;
 }
 }  // namespace

@@ -55,8 +55,7 @@ TEST_CASE("rate: tokens/s and the integer-second comparison on the example run",
 }
 
 TEST_CASE("preemption/rate: bad input is one line naming the file, exit 2", "[cli][bad]") {
-    auto dir = std::filesystem::temp_directory_path() / "inferlint-cli-bad";
-    std::filesystem::create_directories(dir);
+    auto dir = testsupport::scratch_dir("cli-bad");
     auto write = [&](const std::string& name, const std::string& body) {
         std::ofstream(dir / name, std::ios::binary) << body;
         return (dir / name).string();

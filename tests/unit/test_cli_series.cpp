@@ -14,8 +14,7 @@ using nlohmann::json;
 namespace {
 
 fs::path scratch(const std::string& name, const std::string& text) {
-    auto dir = fs::temp_directory_path() / ("inferlint-cli-series-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    static const fs::path dir = testsupport::scratch_dir("cli-series");
     auto p = dir / name;
     inferlint::util::write_file(p, text);
     return p;

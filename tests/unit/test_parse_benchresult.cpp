@@ -15,7 +15,8 @@ namespace {
 struct TempFile {
     fs::path path;
     explicit TempFile(const std::string& name, const std::string& content) {
-        path = fs::temp_directory_path() / ("inferlint-bench-" + std::to_string(::getpid()) + "-" + name);
+        static const fs::path dir = testsupport::scratch_dir("bench");
+        path = dir / name;
         std::ofstream(path, std::ios::binary) << content;
     }
     ~TempFile() { fs::remove(path); }

@@ -271,8 +271,7 @@ TEST_CASE("bootlog: labels keep same-named logs apart", "[bootlog]") {
 }
 
 TEST_CASE("bootlog: bad input gives a result or a clear error, never a crash", "[bootlog]") {
-    auto dir = std::filesystem::temp_directory_path() / ("inferlint-bootlog-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    auto dir = testsupport::scratch_dir("bootlog");
     CHECK_THROWS_AS(parse::parse_boot_log_file(dir / "missing.log", nullptr), InputError);
     CHECK_THROWS_AS(parse::parse_boot_log_file(dir, nullptr), InputError);
     { std::ofstream(dir / "empty.log"); }

@@ -172,8 +172,7 @@ TEST_CASE("scan_boot_log_file: the engine is asked about once, and a no stops th
 }
 
 TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[bootlog][stream]") {
-    auto dir = std::filesystem::temp_directory_path() / ("inferlint-stream-bad-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    auto dir = testsupport::scratch_dir("stream-bad");
     auto message = [](const std::filesystem::path& p) {
         try {
             parse::scan_boot_log_file(p, nullptr);
@@ -206,8 +205,7 @@ TEST_CASE("scan_boot_log_file: bad files are one-line errors naming them", "[boo
 TEST_CASE("files of another kind given as a boot log: one line naming the file, exit 2", "[bootlog][stream][cli]") {
     // The five the bad-input matrix found boot-facts reading as an empty vLLM log (exit 0),
     // and check-log passing T12 on: no log line in them at all.
-    auto dir = std::filesystem::temp_directory_path() / ("inferlint-stream-kind-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    auto dir = testsupport::scratch_dir("stream-kind");
     const std::vector<std::pair<std::string, std::string>> files = {
         {"cut.json", R"({"schema": "inferlint.snapshot/1", "metrics": [1, 2)"},
         {"other.json", "{\"name\": \"not a log\"}\n"},

@@ -40,8 +40,7 @@ TEST_CASE("json_walk: a document 100,000 levels deep", "[json][parse]") {
 }
 
 TEST_CASE("json_walk: the report's reader keeps a header nested as deep as a line may be", "[series][parse]") {
-    auto dir = fs::temp_directory_path() / ("inferlint-json-walk-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    auto dir = testsupport::scratch_dir("json-walk-test");
     auto path = dir / "deep-header.series.jsonl";
     const std::string deep = std::string(1023, '[') + std::string(1023, ']');  // 1,024 levels with the line
     util::write_file(

@@ -16,8 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_file(const std::string& name, const std::string& text) {
-    auto dir = fs::temp_directory_path() / ("inferlint-series-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    static const fs::path dir = testsupport::scratch_dir("series-test");
     auto p = dir / name;
     util::write_file(p, text);
     return p;

@@ -23,8 +23,7 @@ namespace {
 // A run on 52 blocks, waves of requests, a preemption every 97 readings; every 5000th
 // reading a spike of 40 running that thinning must keep.
 fs::path digest_recording(const std::string& name, long long samples) {
-    auto dir = fs::temp_directory_path() / ("inferlint-digest-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    static const fs::path dir = testsupport::scratch_dir("digest-test");
     std::string text = python_json_line(series_header(vllm(), "http://127.0.0.1:8000", 0.25)) + "\n";
     double generated = 0, preempted = 0;
     for (long long i = 0; i < samples; ++i) {

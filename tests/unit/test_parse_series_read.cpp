@@ -175,8 +175,7 @@ TEST_CASE("series blocks: what the document stream over a block must read as the
 }
 
 TEST_CASE("series blocks: the file reader reads in the same blocks", "[series][parse]") {
-    auto dir = fs::temp_directory_path() / ("inferlint-series-read-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    auto dir = testsupport::scratch_dir("series-read-test");
     auto path = dir / "run.series.jsonl";
     std::string text = blocks_recording(900, "\r\n") + R"({"t_wall": 9.5, "runn)";
     util::write_file(path, text);
@@ -235,8 +234,7 @@ TEST_CASE("series blocks: on several threads the first error in the file is the 
 
 TEST_CASE("series blocks: a recording read on several threads calls on_sample in file order, one call at a time",
           "[series][parse]") {
-    auto dir = fs::temp_directory_path() / ("inferlint-series-order-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    auto dir = testsupport::scratch_dir("series-order-test");
     auto path = dir / "run.series.jsonl";
     util::write_file(path, blocks_recording(20000));
     std::atomic<int> inside{0};

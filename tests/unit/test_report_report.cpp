@@ -83,8 +83,7 @@ std::string unbalanced(const std::string& html) {
 }
 
 fs::path report_scratch_dir() {
-    auto dir = fs::temp_directory_path() / ("inferlint-report-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    static const fs::path dir = testsupport::scratch_dir("report");
     return dir;
 }
 

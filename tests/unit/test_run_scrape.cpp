@@ -151,8 +151,7 @@ TEST_CASE("snapshot command against a live server: file, engine, bad answers", "
     std::string type = "text/plain; version=0.0.4";
     s.svr.Get("/metrics", [&](const httplib::Request&, httplib::Response& r) { r.set_content(body, type.c_str()); });
     s.start();
-    auto dir = std::filesystem::temp_directory_path() / ("il-snap-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
+    auto dir = testsupport::scratch_dir("snap") / "new";
 
     auto out = dir / "sub" / "before.snapshot.json";
     auto r = testsupport::run_cli({"snapshot", s.base(), "-o", out.string()});

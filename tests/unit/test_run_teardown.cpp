@@ -4,6 +4,8 @@
 #include "inferlint/run/teardown.hpp"
 #include "inferlint/util/subprocess.hpp"
 
+#include "../support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -374,8 +376,7 @@ TEST_CASE("teardown: a real renamed engine that outlived its server is found and
         return;
     }
     OwnedTree tree;
-    std::string tmpl = (fs::temp_directory_path() / "inferlint-teardown-XXXXXX").string();
-    tree.dir = ::mkdtemp(tmpl.data());
+    tree.dir = testsupport::scratch_dir("teardown");
     // bash runs the script named by argv[1], so argv reads exactly `vllm serve m`. Its
     // engine ignores SIGTERM and renames itself as vLLM's does.
     std::ofstream(tree.dir / "serve") << "(trap '' TERM; exec -a VLLM::EngineCore sleep 300) &\n"

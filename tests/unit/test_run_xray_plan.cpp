@@ -25,10 +25,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 fs::path plan_scratch(const std::string& name) {
-    auto d = fs::temp_directory_path() / ("il-xray-plan-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
+    return testsupport::scratch_dir("xray-plan-" + name);
 }
 
 // A listening socket on 127.0.0.1 at a port the kernel picks; closed when it goes.

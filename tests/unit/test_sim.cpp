@@ -46,10 +46,7 @@ std::string comm_of(int pid) {
 }
 
 fs::path sim_scratch(const std::string& name) {
-    auto d = fs::temp_directory_path() / ("il-sim-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
+    return testsupport::scratch_dir("sim-" + name);
 }
 
 // A simulated vLLM server, stopped (and its EngineCore with it) when the test ends.
@@ -411,8 +408,7 @@ TEST_CASE("the recorded simulator fixtures agree with their answer key", "[sim]"
 
 TEST_CASE("linked as nvidia-smi the simulator reports one idle card, field by field", "[sim][gpu]") {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / ("inferlint-sim-smi-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const fs::path dir = testsupport::scratch_dir("sim-smi");
     const fs::path smi = dir / "nvidia-smi";
     fs::remove(smi);
     fs::create_symlink(INFERLINT_SIM_BINARY, smi);
