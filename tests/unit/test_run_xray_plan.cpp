@@ -24,9 +24,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-fs::path plan_scratch(const std::string& name) {
-    return testsupport::scratch_dir("xray-plan-" + name);
-}
+fs::path plan_scratch(const std::string& name) { return testsupport::scratch_dir("xray-plan-" + name); }
 
 // A listening socket on 127.0.0.1 at a port the kernel picks; closed when it goes.
 struct Listener {

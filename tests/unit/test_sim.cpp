@@ -45,9 +45,7 @@ std::string comm_of(int pid) {
     return s;
 }
 
-fs::path sim_scratch(const std::string& name) {
-    return testsupport::scratch_dir("sim-" + name);
-}
+fs::path sim_scratch(const std::string& name) { return testsupport::scratch_dir("sim-" + name); }
 
 // A simulated vLLM server, stopped (and its EngineCore with it) when the test ends.
 struct Sim {
