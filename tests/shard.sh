@@ -25,6 +25,10 @@ case $kind in
   timing) filter='[timing]~[shared]~[browser]~[.]' ;;
   *) echo "shard.sh: kind is unit, shared, browser or timing, not $kind" >&2; exit 2 ;;
 esac
+# [plain]: test cases that repeat code the sanitized build runs in smaller cases (a
+# coverage simulation over 1,000 trials, the fleet's signal-by-stage matrix beside the
+# single server's); each says why. The sanitized build leaves them to the plain one.
+if [ "$build_kind" = sanitized ]; then filter="$filter~[plain]"; fi
 if [ "$kind" = timing ] && [ "$build_kind" = sanitized ]; then
   echo "$kind shard $i/$n: skipped: the test cases that weigh simulated speed by the wall clock, which the sanitizers distort, run in the plain build"
   exit 77

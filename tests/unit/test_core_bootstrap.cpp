@@ -57,11 +57,15 @@ void check_coverage(std::initializer_list<int> runs) {
 
 }  // namespace
 
-TEST_CASE("bootstrap: the 95% interval covers a known difference in 93-97% of 1,000 trials", "[bootstrap]") {
+// The coverage simulations ([plain]) run the interval code a few hundred thousand times:
+// the sanitized build runs the same code in the smaller cases below and leaves these to
+// the plain build (tests/shard.sh), where they take seconds rather than a minute.
+TEST_CASE("bootstrap: the 95% interval covers a known difference in 93-97% of 1,000 trials", "[bootstrap][plain]") {
     check_coverage({5, 8});
 }
 
-TEST_CASE("bootstrap: below 5 runs an arm, the delta method's t interval covers 93-97% too", "[bootstrap]") {
+TEST_CASE("bootstrap: below 5 runs an arm, the delta method's t interval covers 93-97% too",
+          "[bootstrap][plain]") {
     check_coverage({3, 4});
 }
 
@@ -88,7 +92,7 @@ TEST_CASE("bootstrap: Student's t quantiles", "[bootstrap]") {
 }
 
 TEST_CASE("bootstrap: the plain percentile interval covers too little at 5 runs an arm (why bootstrap-t)",
-          "[bootstrap]") {
+          "[bootstrap][plain]") {
     for (Pairing p : {Pairing::unpaired, Pairing::paired}) {
         Coverage c = coverage_of(5, p, IntervalKind::percentile);
         INFO((p == Pairing::paired ? "paired" : "unpaired") << ": " << c.covered << " of " << c.trials);
