@@ -63,7 +63,6 @@ TEST_CASE("check-log and boot-facts: bad input exits 2 with one line", "[cli_che
         CHECK(other.rc == 2);
         CHECK(other.err.find("SGLang") != std::string::npos);
     }
-    std::filesystem::remove_all(scratch("").parent_path());
 }
 
 TEST_CASE("boot-facts: text and --json; an untested release is a note on stderr", "[cli_check_log][shared]") {
@@ -93,5 +92,4 @@ TEST_CASE("boot-facts: text and --json; an untested release is a note on stderr"
     CHECK(strict.rc == 2);
     CHECK(strict.out.find("UNPARSED available_kv_cache_gib (line 3): Available KV cache memory: 1.5.2 GiB") !=
           std::string::npos);
-    std::filesystem::remove_all(scratch("").parent_path());
 }
