@@ -14,7 +14,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBU
 # make run (CMakeLists.txt's demo_programs).
 DEMO_TARGETS ?= demo_programs
 
-.PHONY: all bootstrap bootstrap-demo build build-demo build-asan build-fuzz demo test package test-asan conform bench fuzz clean python
+.PHONY: all bootstrap bootstrap-demo build build-demo build-asan build-fuzz demo test package conform bench fuzz clean python
 
 all: build
 
@@ -35,9 +35,10 @@ python: bootstrap $(BUILD)/CMakeCache.txt
 $(ASAN_BUILD)/CMakeCache.txt: | bootstrap
 	@if command -v clang++ >/dev/null 2>&1; then \
 	  set -x; CXX=clang++ CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-	    -DINFERLINT_SANITIZE=ON -DINFERLINT_FUZZ=ON -DINFERLINT_WERROR=OFF; \
+	    -DINFERLINT_SANITIZE=ON -DINFERLINT_FUZZ=ON -DINFERLINT_WERROR=OFF -DINFERLINT_TEST_SIM=$(abspath $(BUILD))/inferlint-sim; \
 	else \
-	  set -x; cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DINFERLINT_SANITIZE=ON; \
+	  set -x; cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DINFERLINT_SANITIZE=ON \
+	    -DINFERLINT_TEST_SIM=$(abspath $(BUILD))/inferlint-sim; \
 	fi
 
 # The sanitized tests' binary and, in a clang build, the libFuzzer targets (tests/fuzz).
