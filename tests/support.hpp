@@ -90,10 +90,10 @@ inline std::string reference_absent_reason() {
     if (!var##_opt) FAIL(testsupport::reference_absent_reason()); \
     const std::filesystem::path var = *var##_opt
 
-// A fresh scratch folder for this test process ("inferlint-TAG-PID-N" in the temp folder);
-// the caller removes it.
-// Every scratch folder is removed, with all in it, when the test process exits (by the
-// process that made it: a forked child that exits never removes its parent's).
+// A fresh scratch folder for this test process ("inferlint-TAG-PID-N" in the temp folder).
+// Every one is removed, with all in it, when the test process exits (by the process that
+// made it: a forked child that exits never removes its parent's); a test may remove its
+// own sooner.
 inline std::filesystem::path scratch_dir(const std::string& tag) {
     struct Made {
         pid_t owner = ::getpid();

@@ -247,15 +247,24 @@ void add_detailed(ordered_json& r, const std::vector<Outcome>& outcomes, int inp
 
 void row(const char* label, const std::string& value) { std::printf("%-40s %-10s\n", label, value.c_str()); }
 
-}  // namespace
-
-int bench_main(const Args& a) {
-    const Target t = target_of(a);
-    if (t.model.empty()) usage_error("the following arguments are required: --model");
-    const std::string served = a.str("served_model_name", t.model);
-    const int n = a.integer("num_prompts", 1000);
-    const int conc = a.integer("max_concurrency", n);
+// What `vllm bench serve` was asked for.
+struct BenchAsk {
+    Target t;
+    std::string served;
+    int n = 0, conc = 0;
     LoadShape shape;
+    int in_len = 0;  // the prompt's words: its own and the shared prefix
+    std::string dataset;
+};
+
+BenchAsk ask_of(const Args& a) {
+    BenchAsk q;
+    q.t = target_of(a);
+    if (q.t.model.empty()) usage_error("the following arguments are required: --model");
+    q.served = a.str("served_model_name", q.t.model);
+    q.n = a.integer("num_prompts", 1000);
+    q.conc = a.integer("max_concurrency", q.n);
+    LoadShape& shape = q.shape;
     shape.input_len = a.integer("random_input_len", shape.input_len);
     shape.output_len = a.integer("random_output_len", shape.output_len);
     shape.prefix_len = a.integer("random_prefix_len", 0);
@@ -263,26 +272,186 @@ int bench_main(const Args& a) {
     shape.ignore_eos = a.flag("ignore_eos");
     shape.same_prompt = a.flag("sim_same_prompt");
     shape.count_chunks = a.flag("sim_count_chunks");
-    const int in_len = shape.input_len + shape.prefix_len;
-    const std::string dataset = a.str("dataset_name", "random");
-    if (dataset != "random")
-        usage_error(fmt::format("the simulator's client has the random dataset only, not '{}'", dataset));
-    if (n < 1 || conc < 1 || shape.input_len < 1 || shape.output_len < 1 || shape.prefix_len < 0)
+    q.in_len = shape.input_len + shape.prefix_len;
+    q.dataset = a.str("dataset_name", "random");
+    if (q.dataset != "random")
+        usage_error(fmt::format("the simulator's client has the random dataset only, not '{}'", q.dataset));
+    if (q.n < 1 || q.conc < 1 || shape.input_len < 1 || shape.output_len < 1 || shape.prefix_len < 0)
         usage_error("counts and lengths must be positive");
+    return q;
+}
 
+// The arguments line vLLM's client prints first.
+void print_args(const Args& a, const BenchAsk& q) {
+    const LoadShape& shape = q.shape;
     std::printf(
         "Namespace(backend='vllm', base_url=%s, host='%s', port=%d, endpoint='%s', dataset_name='%s', "
         "max_concurrency=%d, model='%s', num_prompts=%d, request_rate=inf, seed=%d, random_input_len=%d, "
         "random_output_len=%d, random_prefix_len=%d, ignore_eos=%s)\n",
-        a.find("base_url") ? ("'" + a.str("base_url", "") + "'").c_str() : "None", t.host.c_str(), t.port,
-        t.path.c_str(), dataset.c_str(), conc, t.model.c_str(), n, a.integer("seed", 0), shape.input_len,
+        a.find("base_url") ? ("'" + a.str("base_url", "") + "'").c_str() : "None", q.t.host.c_str(), q.t.port,
+        q.t.path.c_str(), q.dataset.c_str(), q.conc, q.t.model.c_str(), q.n, a.integer("seed", 0), shape.input_len,
         shape.output_len, shape.prefix_len, shape.ignore_eos ? "True" : "False");
+}
+
+// The timed requests, at most `conc` open at once.
+struct Ran {
+    std::vector<Outcome> outcomes;
+    double t0 = 0, duration = 0;
+    int peak_in_flight = 0;
+};
+
+Ran run_all(const BenchAsk& q) {
+    Ran ran;
+    ran.outcomes.resize(static_cast<std::size_t>(q.n));
+    std::atomic<int> next{0};
+    std::atomic<int> in_flight{0}, peak_in_flight{0};
+    ran.t0 = mono_s();
+    {
+        std::vector<std::jthread> workers;
+        for (int w = 0; w < std::min(q.conc, q.n); ++w)
+            workers.emplace_back([&] {
+                for (int i = next++; i < q.n; i = next++) {
+                    int now = ++in_flight;
+                    int seen = peak_in_flight.load();
+                    while (now > seen && !peak_in_flight.compare_exchange_weak(seen, now)) {}
+                    ran.outcomes[static_cast<std::size_t>(i)] = run_one(q.t, q.served, q.shape, i);
+                    --in_flight;
+                }
+            });
+    }
+    ran.duration = mono_s() - ran.t0;
+    ran.peak_in_flight = peak_in_flight.load();
+    return ran;
+}
+
+// The completed requests' sums and latencies, as vLLM's client reports them.
+struct Totals {
+    int completed = 0, failed = 0;
+    long long in_tokens = 0, out_tokens = 0;
+    std::vector<double> ttfts, tpots, itls, latencies;
+    double peak_tps = 0;  // the most output tokens in one second of the run
+};
+
+Totals totals_of(const Ran& ran, int n, int in_len) {
+    Totals s;
+    std::vector<double> token_times;
+    for (const auto& o : ran.outcomes) {
+        if (!o.ok) continue;
+        ++s.completed;
+        s.out_tokens += o.output_tokens;
+        s.ttfts.push_back(o.ttft * 1000);
+        if (o.output_tokens > 1) s.tpots.push_back((o.latency - o.ttft) / (o.output_tokens - 1) * 1000);
+        for (double x : o.itl) s.itls.push_back(x * 1000);
+        s.latencies.push_back(o.latency);
+        token_times.insert(token_times.end(), o.token_times.begin(), o.token_times.end());
+    }
+    s.failed = n - s.completed;
+    s.in_tokens = static_cast<long long>(s.completed) * in_len;
+    if (!token_times.empty()) {
+        std::vector<long long> per_second(static_cast<std::size_t>(ran.duration) + 2, 0);
+        for (double x : token_times) {
+            auto b = static_cast<std::size_t>(std::max(0.0, x - ran.t0));
+            if (b < per_second.size()) ++per_second[b];
+        }
+        s.peak_tps = static_cast<double>(*std::max_element(per_second.begin(), per_second.end()));
+    }
+    return s;
+}
+
+void print_summary(const Ran& ran, const Totals& s, int conc) {
+    const double duration = ran.duration;
+    if (s.failed) std::printf("Total failed requests: %d\n", s.failed);
+    for (const auto& o : ran.outcomes)
+        if (!o.ok) std::printf("a request failed: %s\n", o.error.empty() ? "no tokens came back" : o.error.c_str());
+    std::printf("============ Serving Benchmark Result ============\n");
+    row("Successful requests:", std::to_string(s.completed));
+    row("Failed requests:", std::to_string(s.failed));
+    row("Maximum request concurrency:", std::to_string(conc));
+    row("Benchmark duration (s):", fmt::format("{:.2f}", duration));
+    row("Total input tokens:", std::to_string(s.in_tokens));
+    row("Total generated tokens:", std::to_string(s.out_tokens));
+    row("Request throughput (req/s):", fmt::format("{:.2f}", s.completed / duration));
+    row("Output token throughput (tok/s):", fmt::format("{:.2f}", s.out_tokens / duration));
+    row("Peak output token throughput (tok/s):", fmt::format("{:.2f}", s.peak_tps));
+    row("Peak concurrent requests:", fmt::format("{:.2f}", static_cast<double>(ran.peak_in_flight)));
+    row("Total Token throughput (tok/s):", fmt::format("{:.2f}", (s.in_tokens + s.out_tokens) / duration));
+    auto block = [](const char* title, const char* key, const std::vector<double>& v) {
+        std::printf("%s\n", fmt::format("{:-^50}", title).c_str());
+        row(fmt::format("Mean {} (ms):", key).c_str(), fmt::format("{:.2f}", mean(v)));
+        row(fmt::format("Median {} (ms):", key).c_str(), fmt::format("{:.2f}", percentile(v, 50)));
+        row(fmt::format("P99 {} (ms):", key).c_str(), fmt::format("{:.2f}", percentile(v, 99)));
+    };
+    block("Time to First Token", "TTFT", s.ttfts);
+    block("Time per Output Token (excl. 1st token)", "TPOT", s.tpots);
+    block("Inter-token Latency", "ITL", s.itls);
+    std::printf("==================================================\n");
+    std::fflush(stdout);
+}
+
+// --save-result: vLLM's result JSON, named as vLLM names it unless --result-filename says.
+int save_vllm_result(const Args& a, const BenchAsk& q, const Ran& ran, const Totals& s) {
+    const double duration = ran.duration;
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    const std::string date = fmt::format("{:%Y%m%d-%H%M%S}", tm);
+    ordered_json r;
+    r["date"] = date;
+    r["endpoint_type"] = "openai";
+    r["backend"] = "openai";
+    r["label"] = nullptr;
+    r["model_id"] = q.t.model;
+    r["tokenizer_id"] = a.str("tokenizer", q.t.model);
+    r["num_prompts"] = q.n;
+    r["request_rate"] = "inf";
+    r["burstiness"] = 1.0;
+    r["max_concurrency"] = q.conc;
+    r["duration"] = duration;
+    r["completed"] = s.completed;
+    r["failed"] = s.failed;
+    r["total_input_tokens"] = s.in_tokens;
+    r["total_output_tokens"] = s.out_tokens;
+    r["request_throughput"] = s.completed / duration;
+    r["request_goodput"] = nullptr;
+    r["output_throughput"] = s.out_tokens / duration;
+    r["total_token_throughput"] = (s.in_tokens + s.out_tokens) / duration;
+    r["latencies"] = s.latencies;
+    r["max_output_tokens_per_s"] = s.peak_tps;
+    r["max_concurrent_requests"] = ran.peak_in_flight;
+    if (a.flag("save_detailed")) add_detailed(r, ran.outcomes, q.in_len);
+    r["rtfx"] = 0.0;
+    for (auto [key, v] : {std::pair{"ttft", &s.ttfts}, std::pair{"tpot", &s.tpots}, std::pair{"itl", &s.itls}}) {
+        r[fmt::format("mean_{}_ms", key)] = mean(*v);
+        r[fmt::format("median_{}_ms", key)] = percentile(*v, 50);
+        r[fmt::format("std_{}_ms", key)] = stdev(*v);
+        r[fmt::format("p99_{}_ms", key)] = percentile(*v, 99);
+    }
+    std::string base = q.t.model.substr(q.t.model.find_last_of('/') + 1);
+    std::filesystem::path dir = a.str("result_dir", ".");
+    std::string name =
+        a.str("result_filename", fmt::format("vllm-infqps-concurrency{}-{}-{}.json", q.conc, base, date));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::ofstream f(dir / name);
+    f << r.dump() << "\n";
+    if (!f) {
+        std::fprintf(stderr, "cannot write %s\n", (dir / name).c_str());
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int bench_main(const Args& a) {
+    const BenchAsk q = ask_of(a);
+    print_args(a, q);
     std::printf("Starting initial single prompt test run...\n");
     std::fflush(stdout);
     // vLLM's test run sends request 0's prompt (and 0.30 sends none by default); the
     // simulator's is a prompt of its own, so that it puts nothing in the prefix cache that
     // a timed request could find.
-    Outcome test = run_one(t, served, shape, n);
+    Outcome test = run_one(q.t, q.served, q.shape, q.n);
     if (!test.ok) {
         std::fprintf(stderr,
                      "ValueError: Initial test run failed - Please make sure benchmark arguments are correctly "
@@ -292,132 +461,16 @@ int bench_main(const Args& a) {
     }
     std::printf("Initial test run completed. Starting main benchmark run...\n");
     std::printf("Traffic request rate: inf\nBurstiness factor: 1.0 (Poisson process)\n");
-    std::printf("Maximum request concurrency: %d\n", conc);
+    std::printf("Maximum request concurrency: %d\n", q.conc);
     std::fflush(stdout);
 
-    std::vector<Outcome> outcomes(static_cast<std::size_t>(n));
-    std::atomic<int> next{0};
-    std::atomic<int> in_flight{0}, peak_in_flight{0};
-    const double t0 = mono_s();
-    {
-        std::vector<std::jthread> workers;
-        for (int w = 0; w < std::min(conc, n); ++w)
-            workers.emplace_back([&] {
-                for (int i = next++; i < n; i = next++) {
-                    int now = ++in_flight;
-                    int seen = peak_in_flight.load();
-                    while (now > seen && !peak_in_flight.compare_exchange_weak(seen, now)) {}
-                    outcomes[static_cast<std::size_t>(i)] = run_one(t, served, shape, i);
-                    --in_flight;
-                }
-            });
-    }
-    const double duration = mono_s() - t0;
-
-    int completed = 0;
-    long long out_tokens = 0;
-    std::vector<double> ttfts, tpots, itls, latencies;
-    std::vector<double> token_times;
-    for (const auto& o : outcomes) {
-        if (!o.ok) continue;
-        ++completed;
-        out_tokens += o.output_tokens;
-        ttfts.push_back(o.ttft * 1000);
-        if (o.output_tokens > 1) tpots.push_back((o.latency - o.ttft) / (o.output_tokens - 1) * 1000);
-        for (double x : o.itl) itls.push_back(x * 1000);
-        latencies.push_back(o.latency);
-        token_times.insert(token_times.end(), o.token_times.begin(), o.token_times.end());
-    }
-    const int failed = n - completed;
-    const long long in_tokens = static_cast<long long>(completed) * in_len;
-    double peak_tps = 0;
-    if (!token_times.empty()) {
-        std::vector<long long> per_second(static_cast<std::size_t>(duration) + 2, 0);
-        for (double x : token_times) {
-            auto b = static_cast<std::size_t>(std::max(0.0, x - t0));
-            if (b < per_second.size()) ++per_second[b];
-        }
-        peak_tps = static_cast<double>(*std::max_element(per_second.begin(), per_second.end()));
-    }
-    if (failed) std::printf("Total failed requests: %d\n", failed);
-    for (const auto& o : outcomes)
-        if (!o.ok) std::printf("a request failed: %s\n", o.error.empty() ? "no tokens came back" : o.error.c_str());
-    std::printf("============ Serving Benchmark Result ============\n");
-    row("Successful requests:", std::to_string(completed));
-    row("Failed requests:", std::to_string(failed));
-    row("Maximum request concurrency:", std::to_string(conc));
-    row("Benchmark duration (s):", fmt::format("{:.2f}", duration));
-    row("Total input tokens:", std::to_string(in_tokens));
-    row("Total generated tokens:", std::to_string(out_tokens));
-    row("Request throughput (req/s):", fmt::format("{:.2f}", completed / duration));
-    row("Output token throughput (tok/s):", fmt::format("{:.2f}", out_tokens / duration));
-    row("Peak output token throughput (tok/s):", fmt::format("{:.2f}", peak_tps));
-    row("Peak concurrent requests:", fmt::format("{:.2f}", static_cast<double>(peak_in_flight)));
-    row("Total Token throughput (tok/s):", fmt::format("{:.2f}", (in_tokens + out_tokens) / duration));
-    auto block = [](const char* title, const char* key, const std::vector<double>& v) {
-        std::printf("%s\n", fmt::format("{:-^50}", title).c_str());
-        row(fmt::format("Mean {} (ms):", key).c_str(), fmt::format("{:.2f}", mean(v)));
-        row(fmt::format("Median {} (ms):", key).c_str(), fmt::format("{:.2f}", percentile(v, 50)));
-        row(fmt::format("P99 {} (ms):", key).c_str(), fmt::format("{:.2f}", percentile(v, 99)));
-    };
-    block("Time to First Token", "TTFT", ttfts);
-    block("Time per Output Token (excl. 1st token)", "TPOT", tpots);
-    block("Inter-token Latency", "ITL", itls);
-    std::printf("==================================================\n");
-    std::fflush(stdout);
-
+    const Ran ran = run_all(q);
+    const Totals totals = totals_of(ran, q.n, q.in_len);
+    print_summary(ran, totals, q.conc);
     const std::string format = a.str("sim_result_format", "vllm");
-    if (format != "vllm") return save_as(format, a, summary_of(outcomes, shape, t.model, n, conc, duration));
-    if (a.flag("save_result")) {
-        std::time_t now = std::time(nullptr);
-        std::tm tm{};
-        localtime_r(&now, &tm);
-        const std::string date = fmt::format("{:%Y%m%d-%H%M%S}", tm);
-        ordered_json r;
-        r["date"] = date;
-        r["endpoint_type"] = "openai";
-        r["backend"] = "openai";
-        r["label"] = nullptr;
-        r["model_id"] = t.model;
-        r["tokenizer_id"] = a.str("tokenizer", t.model);
-        r["num_prompts"] = n;
-        r["request_rate"] = "inf";
-        r["burstiness"] = 1.0;
-        r["max_concurrency"] = conc;
-        r["duration"] = duration;
-        r["completed"] = completed;
-        r["failed"] = failed;
-        r["total_input_tokens"] = in_tokens;
-        r["total_output_tokens"] = out_tokens;
-        r["request_throughput"] = completed / duration;
-        r["request_goodput"] = nullptr;
-        r["output_throughput"] = out_tokens / duration;
-        r["total_token_throughput"] = (in_tokens + out_tokens) / duration;
-        r["latencies"] = latencies;
-        r["max_output_tokens_per_s"] = peak_tps;
-        r["max_concurrent_requests"] = peak_in_flight.load();
-        if (a.flag("save_detailed")) add_detailed(r, outcomes, in_len);
-        r["rtfx"] = 0.0;
-        for (auto [key, v] : {std::pair{"ttft", &ttfts}, std::pair{"tpot", &tpots}, std::pair{"itl", &itls}}) {
-            r[fmt::format("mean_{}_ms", key)] = mean(*v);
-            r[fmt::format("median_{}_ms", key)] = percentile(*v, 50);
-            r[fmt::format("std_{}_ms", key)] = stdev(*v);
-            r[fmt::format("p99_{}_ms", key)] = percentile(*v, 99);
-        }
-        std::string base = t.model.substr(t.model.find_last_of('/') + 1);
-        std::filesystem::path dir = a.str("result_dir", ".");
-        std::string name =
-            a.str("result_filename", fmt::format("vllm-infqps-concurrency{}-{}-{}.json", conc, base, date));
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        std::ofstream f(dir / name);
-        f << r.dump() << "\n";
-        if (!f) {
-            std::fprintf(stderr, "cannot write %s\n", (dir / name).c_str());
-            return 1;
-        }
-    }
-    return 0;
+    if (format != "vllm")
+        return save_as(format, a, summary_of(ran.outcomes, q.shape, q.t.model, q.n, q.conc, ran.duration));
+    return a.flag("save_result") ? save_vllm_result(a, q, ran, totals) : 0;
 }
 
 }  // namespace sim

@@ -174,7 +174,11 @@ struct HttpApi::Impl {
         const std::string id = fmt::format("cmpl-sim{:08x}", static_cast<unsigned>(slot * 7919 + pid));
         const auto created = static_cast<long long>(wall_s());
         if (stream) return stream_answer(res, slot, id, created, prompt, include_usage);
+        plain_answer(res, slot, id, created, prompt);
+    }
 
+    // A completion without streaming: the whole text once the engine is done with it.
+    void plain_answer(httplib::Response& res, int slot, const std::string& id, long long created, int prompt) {
         Lock l(sh);
         for (;;) {
             Slot& r = sh.slots[slot];

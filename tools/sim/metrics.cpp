@@ -93,6 +93,39 @@ std::string prom_number(double v) {
     return s;
 }
 
+// The per-request and per-step histograms, each with the name and help vLLM gives it.
+void request_histograms(Writer& w, const Shared& s) {
+    struct H {
+        Hist id;
+        const char* name;
+        const char* help;
+    };
+    const H hs[] = {
+        {Hist::prompt_tokens, "vllm:request_prompt_tokens", "Number of prefill tokens processed."},
+        {Hist::generation_tokens, "vllm:request_generation_tokens", "Number of generation tokens processed."},
+        {Hist::iteration_tokens, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step."},
+        {Hist::max_num_generation_tokens, "vllm:request_max_num_generation_tokens",
+         "Histogram of maximum number of requested generation tokens."},
+        {Hist::params_n, "vllm:request_params_n", "Histogram of the n request parameter."},
+        {Hist::params_max_tokens, "vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter."},
+        {Hist::ttft, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds."},
+        {Hist::itl, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds."},
+        {Hist::tpot, "vllm:request_time_per_output_token_seconds",
+         "Histogram of time_per_output_token_seconds per request."},
+        {Hist::e2e, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."},
+        {Hist::queue, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request."},
+        {Hist::inference, "vllm:request_inference_time_seconds",
+         "Histogram of time spent in RUNNING phase for request."},
+        {Hist::prefill, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request."},
+        {Hist::decode, "vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request."},
+        {Hist::num_preemptions, "vllm:request_num_preemptions",
+         "Histogram of the number of times a request was preempted."},
+        {Hist::prefill_kv_computed, "vllm:request_prefill_kv_computed_tokens",
+         "Histogram of new KV tokens computed during prefill (excluding cached tokens)."},
+    };
+    for (const auto& h : hs) w.histogram(h.name, h.help, hist(s, h.id));
+}
+
 std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
     Writer w{
         .out = {}, .base = fmt::format("engine=\"0\",model_name=\"{}\"", ctx.model_name), .created = s.created_wall};
@@ -140,35 +173,7 @@ std::string metrics_text(const Shared& s, const MetricsContext& ctx) {
                {"finished_reason=\"abort\"", static_cast<double>(s.success_abort)},
                {"finished_reason=\"error\"", 0},
                {"finished_reason=\"repetition\"", 0}});
-    struct H {
-        Hist id;
-        const char* name;
-        const char* help;
-    };
-    const H hs[] = {
-        {Hist::prompt_tokens, "vllm:request_prompt_tokens", "Number of prefill tokens processed."},
-        {Hist::generation_tokens, "vllm:request_generation_tokens", "Number of generation tokens processed."},
-        {Hist::iteration_tokens, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step."},
-        {Hist::max_num_generation_tokens, "vllm:request_max_num_generation_tokens",
-         "Histogram of maximum number of requested generation tokens."},
-        {Hist::params_n, "vllm:request_params_n", "Histogram of the n request parameter."},
-        {Hist::params_max_tokens, "vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter."},
-        {Hist::ttft, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds."},
-        {Hist::itl, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds."},
-        {Hist::tpot, "vllm:request_time_per_output_token_seconds",
-         "Histogram of time_per_output_token_seconds per request."},
-        {Hist::e2e, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds."},
-        {Hist::queue, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request."},
-        {Hist::inference, "vllm:request_inference_time_seconds",
-         "Histogram of time spent in RUNNING phase for request."},
-        {Hist::prefill, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request."},
-        {Hist::decode, "vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request."},
-        {Hist::num_preemptions, "vllm:request_num_preemptions",
-         "Histogram of the number of times a request was preempted."},
-        {Hist::prefill_kv_computed, "vllm:request_prefill_kv_computed_tokens",
-         "Histogram of new KV tokens computed during prefill (excluding cached tokens)."},
-    };
-    for (const auto& h : hs) w.histogram(h.name, h.help, hist(s, h.id));
+    request_histograms(w, s);
     if (s.cfg.spec_tokens > 0) spec_decode_counters(w, s);
 
     const long long tokens = static_cast<long long>(s.cfg.num_blocks) * s.cfg.block_size;

@@ -212,6 +212,52 @@ void stats_logger(const ServeConfig& cfg, Shared& sh, int pid) {
     }
 }
 
+// Waits until the engine says it is ready: false, said in the log, if it died booting.
+bool wait_engine_ready(pid_t core, Shared& sh, int api_pid) {
+    for (;;) {
+        int status = 0;
+        if (waitpid(core, &status, WNOHANG) == core) {
+            log_api_boot_failure(api_pid);
+            return false;
+        }
+        {
+            Lock l(sh);
+            if (sh.core_ready) return true;
+        }
+        sleep_s(0.01);
+    }
+}
+
+// The API server's threads beside the requests: one waits for the engine to exit (and,
+// unless the server is stopping, says it died and stops the server with SIGUSR1), one logs
+// the stats line, and --sim-die-after-s kills both processes without a word. The server
+// never returns from serve_main (it _exits), so the flags outlive these threads.
+void start_watchers(const ServeConfig& cfg, Shared& sh, pid_t core, int api_pid, std::atomic<bool>& stopping,
+                    std::atomic<bool>& core_gone) {
+    std::thread([&cfg, &sh, core, api_pid, &stopping, &core_gone] {
+        int status = 0;
+        while (waitpid(core, &status, 0) < 0 && errno == EINTR) {}
+        core_gone = true;
+        if (stopping) return;
+        {
+            Lock l(sh);
+            sh.core_dead = true;
+            pthread_cond_broadcast(&sh.progress);
+        }
+        log_api_engine_dead(api_pid);
+        sleep_s(cfg.dead_linger_s);
+        kill(api_pid, SIGUSR1);
+    }).detach();
+    std::thread(stats_logger, std::cref(cfg), std::ref(sh), api_pid).detach();
+    if (cfg.die_after_s > 0) {
+        std::thread([&cfg, core] {
+            sleep_s(cfg.die_after_s);
+            kill(core, SIGKILL);  // the machine's OOM killer, say: no goodbye from either
+            kill(getpid(), SIGKILL);
+        }).detach();
+    }
+}
+
 }  // namespace
 
 int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes) {
@@ -242,19 +288,7 @@ int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes) 
     }
     if (core == 0) engine_core(cfg, *sh, api_pid, argv_area, argv_bytes);
 
-    // Wait for the engine to be ready, or to die booting.
-    for (;;) {
-        int status = 0;
-        if (waitpid(core, &status, WNOHANG) == core) {
-            log_api_boot_failure(api_pid);
-            return 1;
-        }
-        {
-            Lock l(*sh);
-            if (sh->core_ready) break;
-        }
-        sleep_s(0.01);
-    }
+    if (!wait_engine_ready(core, *sh, api_pid)) return 1;
 
     HttpApi api(cfg, *sh, api_pid, start_wall);
     int port = api.bind();
@@ -272,29 +306,7 @@ int serve_main(const ServeConfig& cfg, char* argv_area, std::size_t argv_bytes) 
 
     std::atomic<bool> stopping{false};
     std::atomic<bool> core_gone{false};
-    std::thread monitor([&] {
-        int status = 0;
-        while (waitpid(core, &status, 0) < 0 && errno == EINTR) {}
-        core_gone = true;
-        if (stopping) return;
-        {
-            Lock l(*sh);
-            sh->core_dead = true;
-            pthread_cond_broadcast(&sh->progress);
-        }
-        log_api_engine_dead(api_pid);
-        sleep_s(cfg.dead_linger_s);
-        kill(api_pid, SIGUSR1);
-    });
-    monitor.detach();
-    std::thread(stats_logger, std::cref(cfg), std::ref(*sh), api_pid).detach();
-    if (cfg.die_after_s > 0) {
-        std::thread([&cfg, core] {
-            sleep_s(cfg.die_after_s);
-            kill(core, SIGKILL);  // the machine's OOM killer, say: no goodbye from either
-            kill(getpid(), SIGKILL);
-        }).detach();
-    }
+    start_watchers(cfg, *sh, core, api_pid, stopping, core_gone);
 
     int sig = 0;
     while (sigwait(&waited, &sig) != 0) {}
