@@ -25,6 +25,8 @@ each, 12 asked of the fleet), read back over the window with `--prometheus`:
     T16's shares) agree exactly with the direct snapshots taken at the window's ends (the
     replicas are idle there, so the last scrape before each end holds the same counts);
     the fleet's tokens are the replicas' sum;
+  - each replica's gaps are those Prometheus's own scrapes show: none, or, where a loaded
+    machine delayed its first scrape in the window, one from the window's start;
   - T8 for the fleet holds 12 against the sum of running requests at each 250 ms step.
     Tolerance: the sampled peak is a lower bound of the true one (a 250 ms sample can miss
     a shorter peak), so the test asks the sum to reach 12 only because each replica holds
