@@ -1,6 +1,8 @@
 #include "inferlint/util/error.hpp"
 #include "inferlint/util/http.hpp"
 
+#include "http_raw.hpp"
+
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
@@ -17,136 +19,7 @@
 
 using namespace inferlint;
 using inferlint::util::parse_base_url;
-
-namespace {
-
-// An httplib server on a free loopback port, stopped when it goes out of scope.
-struct HttpTestServer {
-    httplib::Server svr;
-    int port = 0;
-    std::thread th;
-    void start() {
-        port = svr.bind_to_any_port("127.0.0.1");
-        th = std::thread([this] { svr.listen_after_bind(); });
-    }
-    std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
-    ~HttpTestServer() {
-        svr.stop();
-        if (th.joinable()) th.join();
-    }
-};
-
-// A raw TCP listener on loopback (IPv4, or IPv6 [::1]) that runs `behave` on the first
-// accepted connection.
-struct RawServer {
-    int fd = -1;
-    int port = 0;
-    bool v6 = false;
-    std::thread th;
-    std::atomic<bool> done{false};
-    explicit RawServer(std::function<void(int)> behave, bool accept_connections = true, int family = AF_INET)
-        : v6(family == AF_INET6) {
-        fd = ::socket(family, SOCK_STREAM, 0);
-        sockaddr_storage store{};
-        socklen_t len = 0;
-        if (v6) {
-            auto* a = reinterpret_cast<sockaddr_in6*>(&store);
-            a->sin6_family = AF_INET6;
-            a->sin6_addr = in6addr_loopback;
-            len = sizeof *a;
-        } else {
-            auto* a = reinterpret_cast<sockaddr_in*>(&store);
-            a->sin_family = AF_INET;
-            a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-            len = sizeof *a;
-        }
-        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&store), len) == 0);
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&store), &len);
-        port = ntohs(v6 ? reinterpret_cast<sockaddr_in6*>(&store)->sin6_port
-                        : reinterpret_cast<sockaddr_in*>(&store)->sin_port);
-        ::listen(fd, 8);
-        if (!accept_connections) return;  // the kernel still completes handshakes (backlog)
-        th = std::thread([this, behave] {
-            int c = ::accept(fd, nullptr, nullptr);
-            if (c >= 0) {
-                behave(c);
-                ::close(c);
-            }
-        });
-    }
-    std::string url(const std::string& path) const {
-        return (v6 ? "http://[::1]:" : "http://127.0.0.1:") + std::to_string(port) + path;
-    }
-    ~RawServer() {
-        ::shutdown(fd, SHUT_RDWR);
-        ::close(fd);
-        if (th.joinable()) th.join();
-    }
-};
-
-// Bounds a raw server's blocking reads, so a test that goes wrong fails instead of hanging.
-void limit_reads(int c, int seconds = 5) {
-    timeval tv{seconds, 0};
-    ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
-
-// Reads one whole request (head and Content-Length body) and returns it.
-std::string read_request(int c) {
-    limit_reads(c);
-    std::string got;
-    char buf[4096];
-    std::size_t want = std::string::npos;
-    while (got.size() < want) {
-        auto n = ::recv(c, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        got.append(buf, static_cast<std::size_t>(n));
-        auto end = got.find("\r\n\r\n");
-        if (want == std::string::npos && end != std::string::npos) {
-            auto cl = got.find("Content-Length: ");
-            want = end + 4 + (cl != std::string::npos && cl < end ? std::stoul(got.substr(cl + 16)) : 0);
-        }
-    }
-    return got;
-}
-
-// Sends bytes exactly as given; false once the client has gone.
-bool send_text(int c, std::string_view text) {
-    while (!text.empty()) {
-        auto n = ::send(c, text.data(), text.size(), MSG_NOSIGNAL);
-        if (n <= 0) return false;
-        text.remove_prefix(static_cast<std::size_t>(n));
-    }
-    return true;
-}
-
-// Holds the connection open until the client closes it (or 5 s pass).
-void wait_for_close(int c) {
-    limit_reads(c);
-    char buf[4096];
-    while (::recv(c, buf, sizeof buf, 0) > 0) {}
-}
-
-bool ipv6_loopback_available() {
-    int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
-    if (fd < 0) return false;
-    sockaddr_in6 a{};
-    a.sin6_family = AF_INET6;
-    a.sin6_addr = in6addr_loopback;
-    bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-    ::close(fd);
-    return ok;
-}
-
-std::string error_of(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
-}  // namespace
+using namespace httptest;
 
 TEST_CASE("addresses are read as users mean them", "[http]") {
     CHECK(util::normalise_base_url("127.0.0.1:8000") == "http://127.0.0.1:8000");
@@ -327,7 +200,7 @@ TEST_CASE("a server that does not speak HTTP is said so at once, naming the URL"
         });
         util::HttpLimits limits;
         limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
-        std::string what = error_of([&] { util::http_get(odd.url("/metrics"), limits); });
+        std::string what = http_error_of([&] { util::http_get(odd.url("/metrics"), limits); });
         INFO(what);
         CHECK(what.find(odd.url("/metrics") + ": not an HTTP answer") == 0);
         CHECK(what.find('\n') == std::string::npos);
@@ -340,7 +213,7 @@ TEST_CASE("headers over 64 KiB are refused", "[http]") {
         send_text(c, "HTTP/1.1 200 OK\r\nX-Filler: " + std::string(70000, 'a') + "\r\n\r\n");
         wait_for_close(c);
     });
-    std::string what = error_of([&] { util::http_get(chatty.url("/metrics")); });
+    std::string what = http_error_of([&] { util::http_get(chatty.url("/metrics")); });
     CHECK(what == chatty.url("/metrics") + ": not an HTTP answer (headers over 64 KiB)");
 }
 
@@ -352,7 +225,7 @@ TEST_CASE("a close before Content-Length is reached is an error, not a short bod
     // A close is seen as one: waiting it out as silence would take read_s (the test's ceiling).
     util::HttpLimits limits;
     limits.read_s = 120;
-    std::string what = error_of([&] { util::http_get(shortish.url("/metrics"), limits); });
+    std::string what = http_error_of([&] { util::http_get(shortish.url("/metrics"), limits); });
     CHECK(what == shortish.url("/metrics") + ": no answer within 120 s, or the connection was closed mid-answer");
 }
 
@@ -365,7 +238,7 @@ TEST_CASE("a Content-Length over the cap is refused before reading the body", "[
     util::HttpLimits limits;
     limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
     limits.max_body_bytes = 1 << 20;
-    std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
+    std::string what = http_error_of([&] { util::http_get(huge.url("/metrics"), limits); });
     CHECK(what == huge.url("/metrics") + ": the answer is larger than 1 MiB; is this the server's address?");
 }
 
@@ -377,7 +250,7 @@ TEST_CASE("a chunk over the cap is refused before reading it", "[http]") {
     });
     util::HttpLimits limits;
     limits.read_s = 120;  // a client that waited for the close would meet this ceiling and fail
-    std::string what = error_of([&] { util::http_get(huge.url("/metrics"), limits); });
+    std::string what = http_error_of([&] { util::http_get(huge.url("/metrics"), limits); });
     CHECK(what == huge.url("/metrics") + ": the answer is larger than 16 MiB; is this the server's address?");
 }
 
@@ -390,7 +263,7 @@ TEST_CASE("a steady trickle is cut off at total_s", "[http]") {
     util::HttpLimits limits;
     limits.read_s = 2;
     limits.total_s = 0.5;
-    std::string what = error_of([&] { util::http_get(trickle.url("/metrics"), limits); });
+    std::string what = http_error_of([&] { util::http_get(trickle.url("/metrics"), limits); });
     CHECK(what == trickle.url("/metrics") + ": no complete answer within 0.5 s");
 }
 
@@ -450,126 +323,4 @@ TEST_CASE("a large POST body arrives intact, with the request headers", "[http]"
     std::lock_guard<std::mutex> lock(m);
     CHECK(seen_headers == "Content-Type=application/json;Content-Length=" + std::to_string(body.size()) +
                               ";User-Agent=inferlint;Accept=*/*;Connection=close;");
-}
-
-namespace {
-
-// A raw loopback listener that runs behaviours[i] on the i-th connection it accepts, one
-// after the other, and counts them.
-struct RawSequence {
-    int fd = -1;
-    int port = 0;
-    std::atomic<int> accepted{0};
-    std::thread th;
-    explicit RawSequence(std::vector<std::function<void(int)>> behaviours) {
-        fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof a;
-        REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), len) == 0);
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-        port = ntohs(a.sin_port);
-        ::listen(fd, 8);
-        th = std::thread([this, behaviours] {
-            for (const auto& behave : behaviours) {
-                int c = ::accept(fd, nullptr, nullptr);
-                if (c < 0) return;
-                ++accepted;
-                behave(c);
-                ::close(c);
-            }
-        });
-    }
-    std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
-    ~RawSequence() {
-        ::shutdown(fd, SHUT_RDWR);
-        ::close(fd);
-        if (th.joinable()) th.join();
-    }
-};
-
-void answer_ok(int c, const std::string& body) {
-    send_text(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size()) +
-                     "\r\n\r\n" + body);
-}
-
-}  // namespace
-
-TEST_CASE("a session keeps its connection between GETs until the server says close", "[http]") {
-    HttpTestServer s;
-    std::mutex m;
-    std::vector<int> ports;
-    std::string connection;
-    s.svr.set_keep_alive_max_count(3);  // the third answer on a connection says "Connection: close"
-    s.svr.Get("/metrics", [&](const httplib::Request& q, httplib::Response& r) {
-        std::lock_guard<std::mutex> lock(m);
-        ports.push_back(q.remote_port);
-        connection = q.get_header_value("Connection");
-        r.set_content("n " + std::to_string(ports.size()), "text/plain");
-    });
-    s.start();
-    util::HttpSession session;
-    for (int i = 1; i <= 7; ++i) CHECK(session.get_text(s.url("/metrics")) == "n " + std::to_string(i));
-    {
-        std::lock_guard<std::mutex> lock(m);
-        CHECK(connection == "keep-alive");
-        REQUIRE(ports.size() == 7);
-        CHECK(ports[0] == ports[1]);
-        CHECK(ports[1] == ports[2]);
-        CHECK(ports[3] != ports[2]);  // closed by the server after three: a new one
-        CHECK(ports[3] == ports[5]);
-        CHECK(ports[6] != ports[5]);
-        ports.clear();
-    }
-    // Without a session, a connection per request, closed by the client.
-    for (int i = 0; i < 2; ++i) util::get_text(s.url("/metrics"));
-    std::lock_guard<std::mutex> lock(m);
-    REQUIRE(ports.size() == 2);
-    CHECK(ports[0] != ports[1]);
-    CHECK(connection == "close");
-}
-
-TEST_CASE("a kept connection the server dropped is replaced, and the request it left unanswered goes again", "[http]") {
-    RawSequence server({
-        [](int c) {
-            read_request(c);
-            answer_ok(c, "one");
-            read_request(c);  // closed without an answer, as a server's idle timeout does
-        },
-        [](int c) {
-            read_request(c);
-            answer_ok(c, "two");  // and closed: seen before the next request, or as it is sent
-        },
-        [](int c) {
-            read_request(c);
-            answer_ok(c, "three");
-        },
-    });
-    util::HttpSession session;
-    CHECK(session.get_text(server.url("/metrics")) == "one");
-    CHECK(session.get_text(server.url("/metrics")) == "two");
-    CHECK(server.accepted == 2);
-    CHECK(session.get_text(server.url("/metrics")) == "three");
-    CHECK(server.accepted == 3);
-}
-
-TEST_CASE("a kept connection that goes silent is the server's answer, not sent again", "[http]") {
-    std::atomic<bool> release{false};
-    RawSequence server({
-        [&](int c) {
-            read_request(c);
-            answer_ok(c, "one");
-            read_request(c);
-            while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        },
-        [](int c) { answer_ok(c, "never asked"); },
-    });
-    util::HttpSession session;
-    util::HttpLimits limits;
-    limits.read_s = 0.3;
-    CHECK(session.get_text(server.url("/metrics"), limits) == "one");
-    CHECK_THROWS_WITH(session.get_text(server.url("/metrics"), limits), Catch::Contains("no answer within 0.3 s"));
-    CHECK(server.accepted == 1);
-    release = true;
 }
